@@ -1,0 +1,74 @@
+/**
+ * What every operation function receives: the caller (already authenticated), the resolved
+ * workspace and a database handle bound to the operation's transaction. Transport-agnostic:
+ * nothing here knows HTTP, Koa or MCP.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { FilterOperator } from '../runtime/types.js';
+
+export type Channel = 'api' | 'mcp' | 'web';
+export type TokenType = 'oauth' | 'personal';
+
+export interface Caller {
+  readonly personId: string;
+  readonly organizationId: string;
+  /** Space-separated `scope` claim, parsed. */
+  readonly scopes: ReadonlySet<string>;
+  readonly tokenType: TokenType;
+  readonly channel: Channel;
+  /** Loaded from the membership; null when the person has no membership in the organization. */
+  readonly membership: {
+    readonly status: 'active' | 'inactive';
+    readonly isAdmin: boolean;
+    readonly permissions: ReadonlySet<string>;
+    readonly workspaceIds: readonly string[];
+  } | null;
+}
+
+export interface ListQuery {
+  readonly limit: number;
+  readonly cursor?: string;
+  /** e.g. `-due_date`; validated against the list's sort fields. */
+  readonly sort?: string;
+  readonly fields?: readonly string[];
+  readonly filters: Readonly<Record<string, Partial<Record<FilterOperator, unknown>>>>;
+}
+
+/** The transport-neutral input of one operation call (REST and MCP both build this). */
+export interface OperationInput {
+  readonly path: Readonly<Record<string, string>>;
+  /** Plain (non-list) query parameters. */
+  readonly query: Readonly<Record<string, unknown>>;
+  readonly list?: ListQuery;
+  readonly body?: unknown;
+  readonly idempotencyKey?: string;
+}
+
+/** A file the transport renders: REST streams `bytes`, MCP returns only the metadata. */
+export interface FileOutput {
+  readonly contentType: string;
+  readonly size: number;
+  readonly fileName: string;
+  readonly sha256: string;
+  readonly downloadPath: string;
+  readonly bytes: () => Promise<Uint8Array>;
+}
+
+export interface OperationOutput {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly file?: FileOutput;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface OperationContext {
+  readonly caller: Caller;
+  /** The resolved, verified workspace; null only for operations with `workspaceScoped: false`. */
+  readonly workspaceId: string | null;
+  /** Bound to the operation's transaction when it writes. */
+  readonly db: Kysely<Database>;
+  readonly now: () => Date;
+}
+
+export type OperationHandler = (ctx: OperationContext, input: OperationInput) => Promise<OperationOutput>;

@@ -1,0 +1,4 @@
+/** Operation handlers for payables (stub while the rules are written). */
+import type { OperationHandler } from '../context.js';
+
+export const handlers: Record<string, OperationHandler> = {};

@@ -1,0 +1,35 @@
+/**
+ * createApp(services): the single place where HTTP surfaces are wired together — request
+ * observability, health/metrics, the Account's well-known documents, the `/v1` REST router
+ * and the `/mcp` endpoint. It owns no behaviour of its own.
+ */
+import Koa from 'koa';
+import type { Services } from './bootstrap.js';
+import { requestObservability } from './http/observability.js';
+import { createHealthRouter } from './http/health.js';
+import { createRestRouter } from './http/rest.js';
+import { createMcpRouter } from './mcp/router.js';
+import { routes, tools, resourceTemplates } from '../generated/registry.gen.js';
+
+export function createApp(services: Services): Koa {
+  const app = new Koa();
+  app.use(requestObservability({ logger: services.logger, metrics: services.metrics }));
+  const health = createHealthRouter(services);
+  app.use(health.routes()).use(health.allowedMethods());
+  app.use(services.auth.wellKnownRouter.routes());
+  const rest = createRestRouter({ operations: services.operations, routes, auth: services.auth, limits: services.limits });
+  app.use(rest.routes()).use(rest.allowedMethods());
+  const mcp = createMcpRouter({
+    config: services.config,
+    logger: services.logger,
+    metrics: services.metrics,
+    operations: services.operations,
+    tools,
+    resourceTemplates,
+    auth: services.auth,
+    limits: services.limits,
+    db: services.db,
+  });
+  app.use(mcp.routes());
+  return app;
+}

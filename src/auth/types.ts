@@ -1,0 +1,26 @@
+/**
+ * Identity as established by a verified bearer token, before any database lookup.
+ * Produced by `auth/` only; everything after authentication reads this, never the token.
+ */
+import type { TokenType } from '../api/context.js';
+
+export type Audience = 'mcp' | 'api';
+
+export interface Identity {
+  readonly personId: string;
+  readonly organizationId: string;
+  readonly scopes: ReadonlySet<string>;
+  readonly tokenType: TokenType;
+  readonly tokenId: string;
+  /** Seconds since epoch. */
+  readonly expiresAt: number;
+}
+
+export interface Authenticator {
+  /**
+   * Verifies `Authorization: Bearer …` for the given audience. Throws `HttpError` 401 (with the
+   * RFC 6750/9728 challenge) for anything wrong with the token, 503 + Retry-After when the
+   * Account cannot be reached and no usable key is cached.
+   */
+  authenticate(authorization: string | undefined, audience: Audience): Promise<Identity>;
+}

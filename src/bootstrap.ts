@@ -1,0 +1,55 @@
+/**
+ * Builds the long-lived services of one process from a `Config`: database (migrated, seeded
+ * when configured), the Account/authenticator, counters, the operation service. Used by
+ * `main.ts` and by the test harness, so both run exactly the same wiring.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Database } from './store/schema.js';
+import { openDatabase } from './store/db.js';
+import { migrateToLatest } from './store/migrate.js';
+import { seedDemoData } from './store/seed/index.js';
+import { createAuth, type AuthModule } from './auth/index.js';
+import { createOperationService } from './api/execute.js';
+import { handlers } from './api/operations/index.js';
+import { createLimits, type Limits } from './http/limits.js';
+import { createMetrics, type Metrics } from './http/metrics.js';
+import { routes } from '../generated/registry.gen.js';
+import type { OperationService } from './api/service.js';
+
+export interface Services {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly db: Kysely<Database>;
+  readonly dialect: 'sqlite' | 'postgres';
+  readonly auth: AuthModule;
+  readonly limits: Limits;
+  readonly metrics: Metrics;
+  readonly operations: OperationService;
+  close(): Promise<void>;
+}
+
+export async function createServices(config: Config, logger: Logger): Promise<Services> {
+  const store = await openDatabase(config);
+  await migrateToLatest(store.db);
+  if (config.seedDemoData) await seedDemoData(store.db);
+  const metrics = createMetrics();
+  const limits = await createLimits(config, logger, metrics);
+  const auth = await createAuth(config, store.db, logger, metrics);
+  const operations = createOperationService({ db: store.db, routes, handlers, budget: limits.budget });
+  return {
+    config,
+    logger,
+    db: store.db,
+    dialect: store.dialect,
+    auth,
+    limits,
+    metrics,
+    operations,
+    async close() {
+      await limits.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Typed configuration. `loadConfig(env)` turns environment variables into a validated `Config`
+ * with defaults that work embedded; an invalid value fails start-up with an error naming the
+ * variable. Only `main.ts` passes `process.env` in; tests build configs directly.
+ */
+import path from 'node:path';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Canonical base URL without a trailing slash; the MCP resource is `${publicUrl}/mcp`. */
+  readonly publicUrl: string;
+  readonly dataDir: string;
+  /** `postgres://…` for replicas; null → SQLite file in `dataDir`. */
+  readonly databaseUrl: string | null;
+  /** null → in-memory counters. */
+  readonly redisUrl: string | null;
+  /** External Account; both null → the embedded Account. */
+  readonly accountIssuer: string | null;
+  readonly accountJwksUrl: string | null;
+  /** Browser origins accepted at /mcp; `*` as a port wildcard (`http://localhost:*`). */
+  readonly allowedOrigins: readonly string[];
+  readonly logLevel: string;
+  /** Base64url 256-bit key sealing confirmation state; null → generated into `dataDir` (embedded only). */
+  readonly confirmationKey: string | null;
+  /** Bearer token protecting GET /metrics; null → /metrics is not served on the public port. */
+  readonly metricsToken: string | null;
+  /** Protocol requests per minute per token subject. */
+  readonly protocolRateLimitPerMinute: number;
+  /** Failed authentications per minute per address before 429. */
+  readonly authFailureLimitPerMinute: number;
+  /** API budget per person per organization, per window. */
+  readonly apiReadBudget: number;
+  readonly apiWriteBudget: number;
+  readonly apiBudgetWindowSeconds: number;
+  /** Seed demo data on first start (embedded default: true). */
+  readonly seedDemoData: boolean;
+  /** Bounded wait for in-flight requests on SIGTERM. */
+  readonly shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer between ${min} and ${max}`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be an integer between ${min} and ${max}`);
+  return value;
+}
+
+function readUrl(env: Env, name: string, protocols: readonly string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be an absolute URL');
+  }
+  if (!protocols.includes(url.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
+  return raw;
+}
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, 'must be true or false');
+}
+
+export function loadConfig(env: Env, cwd = '.'): Config {
+  const port = readInt(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const publicUrl = (readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const accountIssuer = readUrl(env, 'ACCOUNT_ISSUER', ['http:', 'https:']);
+  const accountJwksUrl = readUrl(env, 'ACCOUNT_JWKS_URL', ['http:', 'https:']);
+  if ((accountIssuer === null) !== (accountJwksUrl === null)) {
+    throw new ConfigError(accountIssuer === null ? 'ACCOUNT_ISSUER' : 'ACCOUNT_JWKS_URL', 'ACCOUNT_ISSUER and ACCOUNT_JWKS_URL are set together');
+  }
+  const confirmationKey = env.CONFIRMATION_KEY || null;
+  if (confirmationKey !== null && !/^[A-Za-z0-9_-]{43}$/.test(confirmationKey)) {
+    throw new ConfigError('CONFIRMATION_KEY', 'must be 32 bytes, base64url-encoded (43 characters)');
+  }
+  const replicaMode = databaseUrl !== null;
+  if (replicaMode && confirmationKey === null) {
+    throw new ConfigError('CONFIRMATION_KEY', 'is required with DATABASE_URL (replicas must share it)');
+  }
+  const origins = (env.ALLOWED_ORIGINS ?? 'http://localhost:*,http://127.0.0.1:*')
+    .split(',').map((o) => o.trim()).filter((o) => o.length > 0);
+  return {
+    port,
+    host,
+    publicUrl,
+    dataDir: path.resolve(cwd, env.DATA_DIR || './data'),
+    databaseUrl,
+    redisUrl,
+    accountIssuer,
+    accountJwksUrl,
+    allowedOrigins: origins,
+    logLevel: env.LOG_LEVEL || 'info',
+    confirmationKey,
+    metricsToken: env.METRICS_TOKEN || null,
+    protocolRateLimitPerMinute: readInt(env, 'PROTOCOL_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    authFailureLimitPerMinute: readInt(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    apiReadBudget: readInt(env, 'API_READ_BUDGET', 1200, 1, 10_000_000),
+    apiWriteBudget: readInt(env, 'API_WRITE_BUDGET', 300, 1, 10_000_000),
+    apiBudgetWindowSeconds: readInt(env, 'API_BUDGET_WINDOW_SECONDS', 60, 1, 86_400),
+    seedDemoData: readBool(env, 'SEED_DEMO_DATA', !replicaMode),
+    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Types shared between the generated registry (`generated/`) and the hand-written runtime.
+ * Data only: generated modules import these types and nothing else from `src/`.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A JSON Schema (2020-12) object as emitted by the generator. */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+export type FilterOperator = 'eq' | 'in' | 'gte' | 'gt' | 'lte' | 'lt';
+
+/** What an operation declares in the OpenAPI document (security, x-kobana-*). */
+export interface OperationRef {
+  /** `<resource>.<action>`, e.g. `payables.settle`. */
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** OpenAPI path template, e.g. `/v1/payables/{id}/settle`. */
+  readonly path: string;
+  /** Every scope of the operation's `security` requirement (all are required). */
+  readonly scopes: readonly string[];
+  /** `x-kobana-permission`: the panel permission the person must hold. */
+  readonly permission: string;
+  /** `x-kobana-moves-money`. */
+  readonly movesMoney: boolean;
+  /** `x-kobana-workspace` (default true): the operation runs inside one workspace. */
+  readonly workspaceScoped: boolean;
+}
+
+/** A list operation's query vocabulary (from its reusable list parameters). */
+export interface ListSpec {
+  readonly sortFields: readonly string[];
+  readonly defaultSort: string;
+  /** filter name → allowed operators and the value schema. */
+  readonly filters: { readonly [field: string]: { readonly operators: readonly FilterOperator[]; readonly schema: JsonSchema } };
+  /** names accepted by `fields` (sparse fieldsets). */
+  readonly fields: readonly string[];
+}
+
+export interface ParameterSpec {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header';
+  readonly required: boolean;
+  readonly schema: JsonSchema;
+}
+
+/** One REST route, derived from one OpenAPI operation. */
+export interface RouteDefinition {
+  readonly operation: OperationRef;
+  /** Koa/@koa/router form of the path, e.g. `/v1/payables/:id/settle`. */
+  readonly koaPath: string;
+  /** Non-list parameters (path, plain query, header). */
+  readonly parameters: readonly ParameterSpec[];
+  readonly list: ListSpec | null;
+  readonly requestBody: {
+    readonly required: boolean;
+    /** content type → dereferenced schema. `application/json` first when present. */
+    readonly content: { readonly [contentType: string]: JsonSchema };
+  } | null;
+  /** The success status declared first in `responses` (200, 201, 204…). */
+  readonly successStatus: number;
+  /** `x-mcp.exclude`: REST only, never a tool. */
+  readonly mcpExcluded: boolean;
+}
+
+export interface ToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: false;
+}
+
+/** Where one tool argument goes when the dispatcher builds the operation input. */
+export type ArgumentTarget =
+  | { readonly in: 'workspace' }
+  | { readonly in: 'path' | 'query' | 'header' | 'body'; readonly name: string }
+  | { readonly in: 'list'; readonly name: 'limit' | 'cursor' | 'sort' | 'fields' | 'filters' };
+
+export interface ToolDefinition {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly annotations: ToolAnnotations;
+  readonly operation: OperationRef;
+  /** tool argument name → its target in the operation input. */
+  readonly args: { readonly [argument: string]: ArgumentTarget };
+}
+
+/** A resource template derived from a `GET /v1/<resource>/{id}` operation. */
+export interface ResourceTemplateDefinition {
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly mimeType: 'application/json';
+  readonly operation: OperationRef;
+}

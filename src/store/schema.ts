@@ -1,0 +1,135 @@
+/**
+ * The database schema as Kysely sees it, for SQLite (embedded) and PostgreSQL (replicas) alike.
+ * Portable column types only: ids are UUID text, timestamps ISO-8601 UTC text, dates
+ * `YYYY-MM-DD` text, money integer cents, booleans 0/1 integers, JSON as text.
+ * Every finance table carries `workspace_id`; identity tables carry `organization_id`.
+ */
+
+/** Columns every finance record carries (DOMAIN.md "Every record carries …"). */
+export interface AuditColumns {
+  created_at: string;
+  updated_at: string;
+  created_by: string;
+  updated_by: string;
+  created_via: 'api' | 'mcp' | 'web';
+  updated_via: 'api' | 'mcp' | 'web';
+  /** Incremented on every update; bound into confirmation state. */
+  version: number;
+}
+
+// ---- identity -------------------------------------------------------------------------
+
+export interface OrganizationsTable { id: string; name: string; created_at: string; deleted_at: string | null }
+export interface WorkspacesTable { id: string; organization_id: string; name: string; created_at: string }
+export interface PersonsTable { id: string; email: string; name: string; created_at: string; deleted_at: string | null }
+export interface MembershipsTable {
+  id: string;
+  organization_id: string;
+  person_id: string;
+  status: 'active' | 'inactive';
+  is_admin: number;
+  /** JSON array of panel permissions, e.g. `["payables.view"]`. */
+  permissions: string;
+  created_at: string;
+}
+export interface MembershipWorkspacesTable { membership_id: string; workspace_id: string }
+export interface RevokedTokensTable { jti: string; revoked_at: string; expires_at: string }
+
+// ---- finance --------------------------------------------------------------------------
+
+export interface CompaniesTable extends AuditColumns {
+  id: string; workspace_id: string; cnpj: string; name: string; trade_name: string | null; active: number; deleted_at: string | null;
+}
+export interface AccountsTable extends AuditColumns {
+  id: string; workspace_id: string; name: string;
+  type: 'checking' | 'savings' | 'cash' | 'investment' | 'credit';
+  bank_code: string | null; agency: string | null; account_number: string | null; active: number;
+}
+export interface CategoriesTable extends AuditColumns {
+  id: string; workspace_id: string; name: string; type: 'debit' | 'credit'; parent_id: string | null; level: number;
+}
+export interface CostCentersTable extends AuditColumns {
+  id: string; workspace_id: string; name: string; type: 'cost' | 'revenue' | 'both'; active: number;
+}
+export interface PeopleTable extends AuditColumns {
+  id: string; workspace_id: string; name: string; kind: 'natural' | 'juridical'; document_number: string | null;
+  is_customer: number; is_supplier: number; emails: string; deleted_at: string | null;
+}
+export interface TaxesTable extends AuditColumns {
+  id: string; workspace_id: string; name: string; default_rate: string; active: number;
+}
+/** Payables and receivables ("títulos"): one table, told apart by `kind`. */
+export interface TitlesTable extends AuditColumns {
+  id: string; workspace_id: string; kind: 'payable' | 'receivable';
+  description: string; amount_cents: number; due_date: string; competence_date: string;
+  status: 'pending' | 'paid' | 'received' | 'cancelled';
+  person_id: string; category_id: string | null; financial_account_id: string | null;
+  document_number: string | null; notes: string | null; payment_date: string | null;
+  paid_amount_cents: number | null; interest_cents: number | null; discount_cents: number | null;
+  transaction_id: string | null;
+}
+export interface AllocationsTable {
+  id: string; workspace_id: string; parent_type: 'payable' | 'receivable' | 'transaction'; parent_id: string;
+  cost_center_id: string; percentage: string | null; amount_cents: number; position: number;
+}
+export interface TransactionsTable extends AuditColumns {
+  id: string; workspace_id: string; financial_account_id: string; type: 'debit' | 'credit';
+  amount_cents: number; occurred_at: string; description: string | null; category_id: string | null;
+  person_id: string | null; source: 'manual' | 'settlement' | 'transfer'; source_id: string | null;
+}
+export interface TransfersTable extends AuditColumns {
+  id: string; workspace_id: string; from_account_id: string; to_account_id: string; amount_cents: number;
+  occurred_at: string; description: string | null; debit_transaction_id: string; credit_transaction_id: string;
+}
+/** Content-addressed bytes, stored once per workspace. */
+export interface BlobsTable { workspace_id: string; sha256: string; size: number; bytes: Uint8Array; created_at: string }
+export interface AttachmentsTable extends AuditColumns {
+  id: string; workspace_id: string; sha256: string; file_name: string; title: string | null; content_type: string; size: number;
+}
+export interface AttachmentLinksTable {
+  id: string; workspace_id: string; attachment_id: string; parent_type: 'payable' | 'receivable' | 'transaction';
+  parent_id: string; created_at: string; created_by: string;
+}
+export interface ActivityTable {
+  id: string; workspace_id: string; person_id: string; channel: 'api' | 'mcp' | 'web';
+  operation: string; resource: string; record_id: string | null; created_at: string;
+}
+export interface IdempotencyKeysTable {
+  workspace_id: string; person_id: string; key: string; operation_id: string; request_hash: string;
+  response_status: number; response_body: string | null; created_at: string; expires_at: string;
+}
+export interface SecuritySettingsTable {
+  workspace_id: string;
+  /** JSON: `{"api": ["move_money", …], "mcp": [...]}`; actions create|update|delete|move_money|upload. */
+  blocked: string;
+  updated_at: string; updated_by: string; version: number;
+}
+export interface ConfirmationNoncesTable {
+  nonce: string; workspace_id: string; person_id: string; tool: string; consumed_at: string; expires_at: string;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  workspaces: WorkspacesTable;
+  persons: PersonsTable;
+  memberships: MembershipsTable;
+  membership_workspaces: MembershipWorkspacesTable;
+  revoked_tokens: RevokedTokensTable;
+  companies: CompaniesTable;
+  accounts: AccountsTable;
+  categories: CategoriesTable;
+  cost_centers: CostCentersTable;
+  people: PeopleTable;
+  taxes: TaxesTable;
+  titles: TitlesTable;
+  allocations: AllocationsTable;
+  transactions: TransactionsTable;
+  transfers: TransfersTable;
+  blobs: BlobsTable;
+  attachments: AttachmentsTable;
+  attachment_links: AttachmentLinksTable;
+  activity: ActivityTable;
+  idempotency_keys: IdempotencyKeysTable;
+  security_settings: SecuritySettingsTable;
+  confirmation_nonces: ConfirmationNoncesTable;
+}
