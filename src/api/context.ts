@@ -43,6 +43,12 @@ export interface OperationInput {
   readonly list?: ListQuery;
   readonly body?: unknown;
   readonly idempotencyKey?: string;
+  /**
+   * Raw file bytes a transport already read (REST `multipart/form-data`, src/http/multipart.ts).
+   * When set, `body` is `{file_name, content_type, title?}` without `content_base64`, so a 10 MB
+   * file is never re-encoded; attachments.upload takes the bytes from here.
+   */
+  readonly upload?: { readonly bytes: Uint8Array };
 }
 
 /** A file the transport renders: REST streams `bytes`, MCP returns only the metadata. */

@@ -1,22 +1,135 @@
 /**
- * createOperationService: the OperationService over the generated route table (stub, being filled in).
+ * createOperationService: the OperationService over the generated route table. Runs the checks
+ * of SECURITY.md §4 in order — membership → scope → permission → workspace → arguments →
+ * Seguridad → API budget → hooks → (transaction: idempotency → operation) — and nothing
+ * else; transports map requests/responses, operation modules hold the business rules.
+ *
+ *   createOperationService({db, routes, handlers, budget?, now?}): OperationService
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { RouteDefinition } from '../runtime/types.js';
-import type { OperationHandler } from './context.js';
-import type { ApiBudget, OperationService } from './service.js';
+import type { OperationRef, RouteDefinition } from '../runtime/types.js';
+import type { OperationHandler, OperationOutput } from './context.js';
+import type { ListAwareContext } from './list.js';
+import type { ApiBudget, BudgetDecision, ExecuteRequest, OperationService, PreparedCall } from './service.js';
+import { assertMembership, assertPermission, assertScope, canReach, resolveWorkspace } from '../auth/authorize.js';
+import { compileRouteValidator, type ArgumentsValidator } from './validation.js';
+import { assertNotBlocked } from './seguridad.js';
+import { findReplay, hashRequest, storeResponse, type IdempotencyScope } from './idempotency.js';
+import { isUniqueViolation } from './records.js';
 
 export interface OperationServiceDeps {
   readonly db: Kysely<Database>;
   readonly routes: readonly RouteDefinition[];
   readonly handlers: Readonly<Record<string, OperationHandler>>;
+  /** Absent in unit tests that do not count calls. */
   readonly budget?: ApiBudget | undefined;
+  readonly now?: () => Date;
 }
 
-export function createOperationService(_deps: OperationServiceDeps): OperationService {
+interface CompiledOperation {
+  readonly route: RouteDefinition;
+  readonly validate: ArgumentsValidator;
+  readonly handler: OperationHandler | undefined;
+}
+
+function indexRoutes(deps: OperationServiceDeps): Map<string, CompiledOperation> {
+  const byId = new Map<string, CompiledOperation>();
+  for (const route of deps.routes) {
+    // Compiled once at start-up (issue 4 §8): a broken schema fails the boot, not a request.
+    byId.set(route.operation.operationId, {
+      route,
+      validate: compileRouteValidator(route),
+      handler: deps.handlers[route.operation.operationId],
+    });
+  }
+  return byId;
+}
+
+/** The Seguridad tab itself is never blocked by Seguridad, or an admin could lock the API out for good. */
+function isSeguridadItself(operation: OperationRef): boolean {
+  return operation.operationId.startsWith('security_settings.');
+}
+
+export function rateLimitHeaders(decision: BudgetDecision | undefined): Record<string, string> {
+  if (!decision) return {};
   return {
-    async execute() { throw new Error('not implemented'); },
-    canReach() { return false; },
+    'RateLimit-Limit': String(decision.limit),
+    'RateLimit-Remaining': String(Math.max(0, decision.remaining)),
+    'RateLimit-Reset': String(Math.max(0, Math.ceil(decision.resetSeconds))),
   };
 }
+
+function withHeaders(output: OperationOutput, headers: Record<string, string>): OperationOutput {
+  return { ...output, headers: { ...headers, ...(output.headers ?? {}) } };
+}
+
+export function createOperationService(deps: OperationServiceDeps): OperationService {
+  const operations = indexRoutes(deps);
+  const now = deps.now ?? (() => new Date());
+
+  async function runWrite(prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest): Promise<OperationOutput> {
+    const { operation, caller, workspaceId, input } = prepared;
+    const route = operations.get(operation.operationId)?.route;
+    const scope: IdempotencyScope | null = input.idempotencyKey && workspaceId
+      ? { workspaceId, personId: caller.personId, key: input.idempotencyKey, operationId: operation.operationId }
+      : null;
+    const hash = scope ? hashRequest(operation.operationId, input) : '';
+    try {
+      return await deps.db.transaction().execute(async (trx) => {
+        await request.hooks?.inTransaction?.(trx, prepared);
+        const startedAt = now();
+        if (scope) {
+          const replay = await findReplay(trx, scope, hash, startedAt);
+          if (replay) return replay;
+        }
+        const ctx: ListAwareContext = { caller, workspaceId, db: trx, now, listSpec: route?.list ?? null };
+        const output = await handler(ctx, input);
+        if (scope) await storeResponse(trx, scope, hash, output, startedAt);
+        return output;
+      });
+    } catch (err) {
+      // Two concurrent first uses of one key: the loser's insert hits the primary key and its
+      // transaction rolls back; answer it from what the winner stored.
+      if (scope && isUniqueViolation(err)) {
+        const replay = await findReplay(deps.db, scope, hash, now());
+        if (replay) return replay;
+      }
+      throw err;
+    }
+  }
+
+  async function execute(request: ExecuteRequest): Promise<OperationOutput> {
+    const compiled = operations.get(request.operationId);
+    if (!compiled) throw new Error(`Unknown operationId: ${request.operationId}`);
+    const { route, validate, handler } = compiled;
+    if (!handler) throw new Error(`No handler for operationId: ${request.operationId}`);
+    const operation = route.operation;
+    const { caller } = request;
+
+    assertMembership(caller);
+    assertScope(caller, operation);
+    assertPermission(caller, operation);
+    const workspaceId = operation.workspaceScoped ? await resolveWorkspace(deps.db, caller, request.workspace) : null;
+    validate(request.input);
+    if (workspaceId && !isSeguridadItself(operation)) await assertNotBlocked(deps.db, workspaceId, caller.channel, operation);
+    const decision = await deps.budget?.consume(caller.personId, caller.organizationId, operation.method === 'GET' ? 'read' : 'write');
+    const headers = rateLimitHeaders(decision);
+
+    const prepared: PreparedCall = { operation, caller, workspaceId, input: request.input };
+    await request.hooks?.beforeExecute?.(prepared);
+    if (operation.method === 'GET') {
+      const ctx: ListAwareContext = { caller, workspaceId, db: deps.db, now, listSpec: compiled.route.list };
+      return withHeaders(await handler(ctx, request.input), headers);
+    }
+    return withHeaders(await runWrite(prepared, handler, request), headers);
+  }
+
+  return {
+    execute,
+    canReach(caller, operation: OperationRef) {
+      return canReach(caller, operation);
+    },
+  };
+}
+

@@ -1,22 +1,94 @@
-/** STUB */
+/**
+ * createAuth: assembles the authentication module from configuration — the key source
+ * (embedded Account key or external JWKS), the authenticator, the revocation list, the
+ * `bearer` middleware, the well-known router and (embedded only) token minting.
+ * Audiences: `aud` = `${publicUrl}/mcp` at /mcp, `${publicUrl}/v1` at /v1.
+ */
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Database } from '../store/schema.js';
-import type { Authenticator, Audience, Identity } from './types.js';
-import type { Caller, Channel, TokenType } from '../api/context.js';
+import type { Caller, Channel } from '../api/context.js';
+import type { Metrics } from '../http/metrics.js';
+import type { Audience, Authenticator, Identity } from './types.js';
+import { buildJwks, loadAccountKey } from './account-key.js';
+import { createLocalKeySource, createRemoteKeySource, type KeyResolver } from './key-source.js';
+import { createAuthenticator } from './verify.js';
+import { createRevocationList, type RevocationList } from './revocation.js';
+import { createBearer, type AuthLimits } from './bearer.js';
+import { createWellKnownRouter, PROTECTED_RESOURCE_PATH } from './well-known.js';
+import { loadCaller } from './caller.js';
+import { createMinter, type MintTokenOptions } from './mint.js';
+import type { ChallengeUrls } from './challenge.js';
 
-export interface MintTokenOptions { person: string; scope?: string; type?: TokenType; aud?: Audience; ttlSeconds?: number }
-export interface AuthLimits { assertAuthAllowed(address: string): Promise<void>; recordAuthFailure(address: string): Promise<void> }
+export type { MintTokenOptions } from './mint.js';
+export type { AuthLimits, AuthState } from './bearer.js';
+
 export interface AuthModule {
-  authenticator: Authenticator;
-  wellKnownRouter: Router;
+  readonly authenticator: Authenticator;
+  readonly wellKnownRouter: Router;
+  /** Sets ctx.state.identity, ctx.state.caller (channel mcp|api) and ctx.state.connectionWorkspaceId. */
   bearer(audience: Audience, limits: AuthLimits): Koa.Middleware;
   loadCaller(identity: Identity, channel: Channel): Promise<Caller>;
-  mintToken?(opts: MintTokenOptions): Promise<string>;
+  /** Embedded Account only. */
+  readonly mintToken?: (options: MintTokenOptions) => Promise<string>;
+  /** The `iss` tokens must carry, and the `aud` per surface. */
+  readonly issuer: string;
+  readonly audiences: Readonly<Record<Audience, string>>;
+  readonly revocation: RevocationList;
+  /** Drops cached verifications and subject checks (tests, key rotation). */
+  clearCaches(): void;
 }
-export async function createAuth(_config: Config, _db: Kysely<Database>, _logger: Logger, _metrics: unknown): Promise<AuthModule> {
-  throw new Error('not yet');
+
+/** Tuning knobs for tests; production uses the defaults. */
+export interface AuthOptions {
+  readonly jwksCooldownMs?: number;
+  readonly jwksMaxAgeMs?: number;
+  readonly revocationTtlMs?: number;
+}
+
+/** The `aud` values: a token for one surface is refused at the other. */
+export function buildAudiences(publicUrl: string): Record<Audience, string> {
+  return { mcp: `${publicUrl}/mcp`, api: `${publicUrl}/v1` };
+}
+
+export async function createAuth(config: Config, db: Kysely<Database>, logger: Logger, metrics: Metrics, options: AuthOptions = {}): Promise<AuthModule> {
+  const embedded = config.accountIssuer === null || config.accountJwksUrl === null;
+  const issuer = embedded ? config.publicUrl : (config.accountIssuer as string);
+  const audiences = buildAudiences(config.publicUrl);
+  const accountKey = embedded ? await loadAccountKey(config.dataDir) : null;
+  const keys: KeyResolver = accountKey
+    ? createLocalKeySource(buildJwks(accountKey))
+    : createRemoteKeySource({
+      url: config.accountJwksUrl as string,
+      ...(options.jwksCooldownMs !== undefined ? { cooldownMs: options.jwksCooldownMs } : {}),
+      ...(options.jwksMaxAgeMs !== undefined ? { maxAgeMs: options.jwksMaxAgeMs } : {}),
+      onFetch: (result) => {
+        metrics.jwksFetches.inc({ result });
+        if (result === 'error') logger.warn({ event: 'jwks_fetch_failed' }, 'Account JWKS fetch failed');
+      },
+    });
+  const challenge: ChallengeUrls = {
+    resourceMetadata: { mcp: `${config.publicUrl}${PROTECTED_RESOURCE_PATH}`, api: `${config.publicUrl}${PROTECTED_RESOURCE_PATH}/v1` },
+  };
+  const revocation = createRevocationList(db, options.revocationTtlMs);
+  const authenticator = createAuthenticator({
+    db, issuer, audiences, keys, revocation, challenge,
+    onFailure: (reason) => metrics.tokenVerificationFailures.inc({ reason }),
+  });
+  const load = (identity: Identity, channel: Channel) => loadCaller(db, identity, channel);
+  const minter = accountKey ? createMinter(db, accountKey, issuer, audiences) : null;
+  return {
+    authenticator,
+    wellKnownRouter: createWellKnownRouter({ publicUrl: config.publicUrl, issuer, embeddedJwks: accountKey ? buildJwks(accountKey) : null }),
+    bearer: (audience, limits) => createBearer({ db, authenticator, challenge, loadCaller: load }, audience, limits),
+    loadCaller: load,
+    ...(minter ? { mintToken: (opts: MintTokenOptions) => minter.mintToken(opts) } : {}),
+    issuer,
+    audiences,
+    revocation,
+    clearCaches: () => authenticator.clearCache(),
+  };
 }

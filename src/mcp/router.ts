@@ -1,31 +1,127 @@
 /**
- * The `/mcp` endpoint (stub while the transport lands): POST only.
+ * The `/mcp` endpoint: stateless Streamable HTTP, JSON only (PROTOCOL.md §1). A route of named
+ * middleware in the order the contract fixes — method → Origin → declared size → bearer →
+ * protocol limit → body (cap) → JSON-RPC → era → method table. Token checks belong to `auth/`,
+ * counters to `http/limits`, operations to `src/dispatch`.
  */
 import Router from '@koa/router';
+import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { AuthModule } from '../auth/index.js';
 import type { Config } from '../config.js';
-import type { OperationService } from '../api/service.js';
-import type { ToolDefinition, ResourceTemplateDefinition } from '../runtime/types.js';
+import { compileArgumentValidators, type Caller, type OperationService } from '../dispatch/index.js';
+import { HttpError } from '../http/errors.js';
+import type { Limits } from '../http/limits.js';
+import type { Metrics } from '../http/metrics.js';
+import type { ResourceTemplateDefinition, ToolDefinition } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
+import { requireConfirmation, type ConfirmDestructiveCall } from './confirmation.js';
+import { handleMessage } from './handle-message.js';
+import { INTERNAL_ERROR, INVALID_REQUEST, serializeError } from './json-rpc.js';
+import { createMethodTable, type CompletionProvider, type PromptProvider, type ResourceProvider } from './methods/index.js';
+import { isOriginAllowed } from './origin.js';
+import { declaresOversizedBody } from './request-body.js';
+import { BODY_TOO_LARGE, sendError, sendJson, setPreEraHeaders } from './respond.js';
+import { createToolCatalog } from './tool-catalog.js';
 
 export interface McpRouterDeps {
   readonly config: Config;
   readonly logger: Logger;
-  readonly metrics: unknown;
+  readonly metrics?: Partial<Metrics> | undefined;
   readonly operations: OperationService;
   readonly tools: readonly ToolDefinition[];
   readonly resourceTemplates: readonly ResourceTemplateDefinition[];
-  readonly auth: unknown;
-  readonly limits: unknown;
+  readonly auth: Pick<AuthModule, 'bearer'>;
+  readonly limits: Limits;
   readonly db: Kysely<Database>;
+  /** Replaced by the confirmation feature (src/mcp/confirmation.ts documents the contract). */
+  readonly confirm?: ConfirmDestructiveCall | undefined;
+  readonly resources?: ResourceProvider | undefined;
+  readonly prompts?: PromptProvider | undefined;
+  readonly completions?: CompletionProvider | undefined;
 }
 
-export function createMcpRouter(_deps: McpRouterDeps): Router {
-  const router = new Router();
-  router.all('/mcp', (ctx) => {
-    ctx.status = 405;
-    ctx.set('Allow', 'POST');
+export function createMcpRouter(deps: McpRouterDeps): Router {
+  const methods = createMethodTable({
+    catalog: createToolCatalog(deps.tools, deps.operations),
+    validators: compileArgumentValidators(deps.tools),
+    operations: deps.operations,
+    db: deps.db,
+    confirm: deps.confirm ?? requireConfirmation,
+    metrics: deps.metrics,
+    resources: deps.resources,
+    prompts: deps.prompts,
+    completions: deps.completions,
   });
+  const router = new Router();
+  router.post(
+    '/mcp',
+    renderRejections(deps.logger),
+    rejectForeignOrigin(deps.config.allowedOrigins),
+    rejectDeclaredOversize,
+    deps.auth.bearer('mcp', deps.limits),
+    limitProtocolRate(deps.limits),
+    handleMessage({ methods, logger: deps.logger }),
+  );
+  router.all('/mcp', answerMethodNotAllowed);
   return router;
+}
+
+/** The one place transport rejections of `/mcp` become responses (HttpError → its status). */
+function renderRejections(logger: Logger): Koa.Middleware {
+  return async function renderMcpRejections(ctx, next) {
+    setPreEraHeaders(ctx);
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof HttpError) {
+        ctx.set(error.headers);
+        const code = error.status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
+        const body = error.body === undefined ? serializeError(null, code, error.message) : JSON.stringify(error.body);
+        sendJson(ctx, error.status, body);
+        return;
+      }
+      const log = (ctx.state as { log?: Logger }).log ?? logger;
+      log.error({ err: error }, 'mcp: unexpected failure');
+      sendJson(ctx, 500, serializeError(null, INTERNAL_ERROR, 'Internal error'));
+    }
+  };
+}
+
+/** Streamable HTTP without SSE: GET (stream) and DELETE (session) have nothing to serve. */
+async function answerMethodNotAllowed(ctx: Koa.Context): Promise<void> {
+  setPreEraHeaders(ctx);
+  ctx.set('Allow', 'POST');
+  sendJson(ctx, 405, serializeError(null, INVALID_REQUEST, 'Method not allowed'));
+}
+
+function rejectForeignOrigin(allowlist: readonly string[]): Koa.Middleware {
+  return async function rejectMcpForeignOrigin(ctx, next) {
+    const origin = ctx.get('origin');
+    if (!isOriginAllowed(origin === '' ? undefined : origin, allowlist)) {
+      throw new HttpError(403, 'Origin not allowed', {}, 'origin_not_allowed');
+    }
+    await next();
+  };
+}
+
+/** A declared Content-Length above the cap is refused before authentication (seed: Métodos). */
+async function rejectDeclaredOversize(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+  if (declaresOversizedBody(ctx.req)) {
+    // Nothing of an unauthenticated oversized body is read; the connection ends with the 413.
+    ctx.set('Connection', 'close');
+    sendError(ctx, null, BODY_TOO_LARGE);
+    return;
+  }
+  await next();
+}
+
+function limitProtocolRate(limits: Limits): Koa.Middleware {
+  return async function limitMcpProtocolRate(ctx, next) {
+    const caller = (ctx.state as { caller?: Caller }).caller;
+    if (caller === undefined) throw new HttpError(401, 'Authentication required', {}, 'no_caller');
+    await limits.consumeProtocol(caller.personId);
+    await next();
+  };
 }

@@ -1,4 +1,18 @@
-/** STUB */
+/**
+ * seedDemoData: the demo organization, people and finance records on a fresh database.
+ * Idempotent — an existing demo organization means the seed already ran. Identity lives in
+ * `identity.ts`; finance records in `finance.ts` (the money helper's).
+ */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-export async function seedDemoData(_db: Kysely<Database>): Promise<void> {}
+import { hasDemoIdentity, seedIdentity } from './identity.js';
+import { seedFinanceDemo } from './finance.js';
+
+export async function seedDemoData(db: Kysely<Database>): Promise<void> {
+  const seeded = await db.transaction().execute(async (trx) => {
+    if (await hasDemoIdentity(trx)) return false;
+    await seedIdentity(trx);
+    return true;
+  });
+  if (seeded) await seedFinanceDemo(db);
+}

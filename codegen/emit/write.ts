@@ -1,0 +1,52 @@
+/**
+ * Puts generated files on disk, or (for `--check`) compares them with what is on disk. Only files
+ * named `*.gen.ts` under the output folder are ever deleted or reported as extra.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { TOOLS_DIR } from './render.js';
+
+export interface CheckResult {
+  readonly changed: string[];
+  readonly missing: string[];
+  readonly extra: string[];
+}
+
+/** Lists `*.gen.ts` files in `outDir` and `outDir/tools` as output-relative posix paths. */
+function listGenerated(outDir: string): string[] {
+  const found: string[] = [];
+  for (const sub of ['', TOOLS_DIR]) {
+    const dir = path.join(outDir, sub);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) if (name.endsWith('.gen.ts')) found.push(sub ? `${sub}/${name}` : name);
+  }
+  return found.sort();
+}
+
+/** Writes every file (only when its content changed) and removes stale `*.gen.ts` files. */
+export function writeOutput(outDir: string, files: ReadonlyMap<string, string>): { written: number; removed: number } {
+  mkdirSync(path.join(outDir, TOOLS_DIR), { recursive: true });
+  let written = 0;
+  for (const [relative, text] of files) {
+    const target = path.join(outDir, relative);
+    if (existsSync(target) && readFileSync(target, 'utf8') === text) continue;
+    writeFileSync(target, text);
+    written += 1;
+  }
+  const stale = listGenerated(outDir).filter((relative) => !files.has(relative));
+  for (const relative of stale) rmSync(path.join(outDir, relative));
+  return { written, removed: stale.length };
+}
+
+/** Compares the in-memory output with `outDir` without touching the disk. */
+export function checkOutput(outDir: string, files: ReadonlyMap<string, string>): CheckResult {
+  const changed: string[] = [];
+  const missing: string[] = [];
+  for (const [relative, text] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const target = path.join(outDir, relative);
+    if (!existsSync(target)) missing.push(relative);
+    else if (readFileSync(target, 'utf8') !== text) changed.push(relative);
+  }
+  const extra = listGenerated(outDir).filter((relative) => !files.has(relative));
+  return { changed, missing, extra };
+}

@@ -1,0 +1,207 @@
+/**
+ * Reads one OpenAPI operation into an OperationModel: merged parameters (path item + operation),
+ * the list vocabulary, the request body, the x-kobana-* / x-mcp extensions and the OperationRef.
+ * Turning the model into a route, a tool or a resource template is left to plan-route/plan-tool.
+ */
+import type { FilterOperator, HttpMethod, JsonSchema, OperationRef } from '../src/runtime/types.js';
+import { buildPointer, CodegenError } from './errors.js';
+import { toJsonSchema } from './json-schema.js';
+import { deriveOperationSlug, toSnakeCase } from './naming.js';
+
+type Obj = Record<string, unknown>;
+
+export interface ParameterModel {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header';
+  readonly required: boolean;
+  readonly description: string | undefined;
+  readonly schema: JsonSchema;
+  /** `x-kobana-filter.operators`, when the parameter is a list filter. */
+  readonly filterOperators: readonly FilterOperator[] | null;
+}
+
+export interface ListParameters {
+  readonly limit: ParameterModel;
+  readonly cursor: ParameterModel | undefined;
+  readonly fields: ParameterModel | undefined;
+  readonly sort: ParameterModel | undefined;
+  readonly filters: readonly ParameterModel[];
+}
+
+export interface McpExtension {
+  readonly name: string | undefined;
+  readonly exclude: boolean;
+  readonly annotations: Obj;
+}
+
+export interface OperationModel {
+  readonly file: string;
+  /** JSON pointer of the operation object, e.g. `#/paths/~1v1~1payables/get`. */
+  readonly pointer: string;
+  readonly title: string;
+  readonly description: string;
+  readonly ref: OperationRef;
+  /** The operationId as written (undefined when the spec has none). */
+  readonly declaredOperationId: string | undefined;
+  /** Path, plain query and header parameters (list parameters excluded). */
+  readonly parameters: readonly ParameterModel[];
+  readonly list: ListParameters | null;
+  readonly requestBody: { readonly required: boolean; readonly content: { readonly [type: string]: JsonSchema } } | null;
+  readonly successStatus: number;
+  readonly mcp: McpExtension;
+}
+
+export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const FILTER_OPERATORS: readonly FilterOperator[] = ['eq', 'in', 'gte', 'gt', 'lte', 'lt'];
+/** OpenAPI 3.x §parameter-object: these header parameters are ignored. */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+const LIST_NAMES = new Set(['limit', 'cursor', 'fields', 'sort']);
+
+export interface PlanContext {
+  readonly file: string;
+  /** True when the document uses Kobana extensions: then `x-kobana-permission` is mandatory. */
+  readonly kobanaSpec: boolean;
+  /** Root-level `security`, the default for operations without their own. */
+  readonly defaultSecurity: unknown;
+}
+
+/** Builds the model of the operation at `paths[path][method]`. */
+export function planOperation(ctx: PlanContext, path: string, method: HttpMethod, pathItem: Obj, operation: Obj): OperationModel {
+  const pointer = buildPointer('paths', path, method.toLowerCase());
+  const declaredOperationId = typeof operation.operationId === 'string' && operation.operationId ? operation.operationId : undefined;
+  const operationId = declaredOperationId ?? deriveOperationSlug(method, path);
+  const all = mergeParameters(pathItem.parameters, operation.parameters);
+  const isList = method === 'GET' && all.some((p) => p.in === 'query' && p.name === 'limit');
+  const list = isList ? extractList(all) : null;
+  const listMembers = new Set<ParameterModel>(list ? [list.limit, list.cursor, list.fields, list.sort, ...list.filters].filter((p): p is ParameterModel => !!p) : []);
+  const summary = typeof operation.summary === 'string' ? operation.summary.trim() : '';
+  const description = typeof operation.description === 'string' ? operation.description.trim() : '';
+  return {
+    file: ctx.file,
+    pointer,
+    title: summary || description.split('\n')[0] || operationId,
+    description: description || summary || `${method} ${path}`,
+    declaredOperationId,
+    ref: {
+      operationId,
+      method,
+      path,
+      scopes: extractScopes(operation.security ?? ctx.defaultSecurity),
+      permission: extractPermission(ctx, pointer, path, method, operation),
+      movesMoney: operation['x-kobana-moves-money'] === true,
+      workspaceScoped: operation['x-kobana-workspace'] !== false,
+    },
+    parameters: all.filter((p) => !listMembers.has(p)),
+    list,
+    requestBody: extractRequestBody(operation.requestBody),
+    successStatus: extractSuccessStatus(operation.responses),
+    mcp: extractMcp(ctx, pointer, operation),
+  };
+
+  function mergeParameters(pathLevel: unknown, operationLevel: unknown): ParameterModel[] {
+    const merged = new Map<string, ParameterModel>();
+    for (const [source, list] of [['parameters', pathLevel], ['parameters', operationLevel]] as const) {
+      if (!Array.isArray(list)) continue;
+      list.forEach((raw: Obj, index) => {
+        const model = toParameterModel(raw, pointer + `/${source}/${index}`);
+        if (model) merged.set(`${model.in}:${model.name}`, model);
+      });
+    }
+    return [...merged.values()];
+  }
+
+  function toParameterModel(raw: Obj, at: string): ParameterModel | null {
+    const where = raw.in;
+    const name = String(raw.name ?? '');
+    if (where !== 'path' && where !== 'query' && where !== 'header') return null; // cookies are not forwarded
+    if (where === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) return null;
+    const contentSchema = raw.content && typeof raw.content === 'object' ? (Object.values(raw.content as Obj)[0] as Obj | undefined)?.schema : undefined;
+    const schema = { ...toJsonSchema(raw.schema ?? contentSchema) } as Obj;
+    const text = typeof raw.description === 'string' ? raw.description.trim() : '';
+    if (text) schema.description = text;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || raw.required === true,
+      description: text || undefined,
+      schema,
+      filterOperators: extractFilterOperators(raw['x-kobana-filter'], at),
+    };
+  }
+
+  function extractFilterOperators(extension: unknown, at: string): FilterOperator[] | null {
+    if (extension === undefined) return null;
+    const operators = (extension as Obj | null)?.operators;
+    if (!Array.isArray(operators) || operators.length === 0 || operators.some((op) => !FILTER_OPERATORS.includes(op as FilterOperator))) {
+      throw new CodegenError('INVALID_EXTENSION', ctx.file, at + '/x-kobana-filter',
+        `x-kobana-filter.operators must be a non-empty subset of ${FILTER_OPERATORS.join(', ')}`);
+    }
+    return [...new Set(operators as FilterOperator[])];
+  }
+}
+
+function extractList(all: readonly ParameterModel[]): ListParameters {
+  const query = (name: string) => all.find((p) => p.in === 'query' && p.name === name);
+  return {
+    limit: query('limit') as ParameterModel,
+    cursor: query('cursor'),
+    fields: query('fields'),
+    sort: query('sort'),
+    filters: all.filter((p) => p.in === 'query' && p.filterOperators !== null && !LIST_NAMES.has(p.name)),
+  };
+}
+
+/** Every scope of the first security requirement (all of its schemes), in order, unique. */
+function extractScopes(security: unknown): string[] {
+  if (!Array.isArray(security) || !security[0] || typeof security[0] !== 'object') return [];
+  return [...new Set(Object.values(security[0] as Obj).flatMap((scopes) => (Array.isArray(scopes) ? scopes.map(String) : [])))];
+}
+
+function extractPermission(ctx: PlanContext, pointer: string, path: string, method: HttpMethod, operation: Obj): string {
+  const declared = operation['x-kobana-permission'];
+  if (typeof declared === 'string' && declared) return declared;
+  if (ctx.kobanaSpec) {
+    throw new CodegenError('MISSING_EXTENSION', ctx.file, pointer, 'x-kobana-permission is required on every operation of a Kobana spec');
+  }
+  // Foreign specs: one coarse permission per top-level resource, read vs. write.
+  const segment = path.split('/').find((s) => s && !/^\{.*\}$/.test(s) && !/^v\d+$/i.test(s) && s.toLowerCase() !== 'api');
+  return `${toSnakeCase(segment ?? 'root') || 'root'}.${method === 'GET' ? 'view' : 'manage'}`;
+}
+
+function extractRequestBody(raw: unknown): OperationModel['requestBody'] {
+  if (!raw || typeof raw !== 'object') return null;
+  const body = raw as Obj;
+  const entries = Object.entries((body.content as Obj | undefined) ?? {});
+  if (entries.length === 0) return null;
+  const ordered = [...entries.filter(([type]) => type === 'application/json'), ...entries.filter(([type]) => type !== 'application/json')];
+  const content: Record<string, JsonSchema> = {};
+  for (const [type, media] of ordered) content[type] = toJsonSchema((media as Obj | null)?.schema);
+  return { required: body.required === true, content };
+}
+
+/** The first 2xx response in declaration order (`2XX` counts as 200); 200 when none is declared. */
+function extractSuccessStatus(responses: unknown): number {
+  for (const code of Object.keys((responses as Obj | undefined) ?? {})) {
+    if (/^2\d\d$/.test(code)) return Number(code);
+    if (/^2XX$/i.test(code)) return 200;
+  }
+  return 200;
+}
+
+function extractMcp(ctx: PlanContext, pointer: string, operation: Obj): McpExtension {
+  const raw = operation['x-mcp'];
+  const alias = operation['x-mcp-name'];
+  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
+    throw new CodegenError('INVALID_EXTENSION', ctx.file, pointer + '/x-mcp', 'x-mcp must be an object {name?, exclude?, annotations?}');
+  }
+  const mcp = (raw ?? {}) as Obj;
+  const name = mcp.name ?? alias;
+  if (name !== undefined && typeof name !== 'string') {
+    throw new CodegenError('INVALID_NAME', ctx.file, pointer + '/x-mcp/name', 'x-mcp.name must be a string');
+  }
+  const annotations = mcp.annotations ?? {};
+  if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) {
+    throw new CodegenError('INVALID_EXTENSION', ctx.file, pointer + '/x-mcp/annotations', 'x-mcp.annotations must be an object');
+  }
+  return { name, exclude: mcp.exclude === true, annotations: annotations as Obj };
+}

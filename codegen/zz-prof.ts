@@ -1,0 +1,12 @@
+import { loadSpec } from './load-spec.js';
+import { planSpec } from './plan-spec.js';
+import { renderPlan } from './emit/render.js';
+import { formatFiles, assertTypeChecks } from './emit/check.js';
+const f = process.argv[2]!;
+let t = performance.now();
+const lap = (l: string) => { const n = performance.now(); console.log(l, Math.round(n - t)); t = n; };
+const spec = await loadSpec(f); lap('load');
+const plan = planSpec(spec); lap('plan');
+const files = renderPlan(plan); lap('render');
+const out = formatFiles(files); lap('format');
+assertTypeChecks(out, f); lap('check');

@@ -1,0 +1,68 @@
+/**
+ * The audit trail of every write (SECURITY.md §7): the created_/updated_ columns and the
+ * activity log entry. Operations spread these into their insert/update values; this module
+ * never decides what is written, only who/when/through which channel.
+ *
+ *   insertAudit(ctx): AuditColumns                        // created_* = updated_* = caller/now/channel, version 1
+ *   updateAudit(ctx): {updated_at, updated_by, updated_via, version: sql`version + 1`}
+ *   recordActivity(ctx, {operation, resource, recordId}): Promise<void>   // one activity row in ctx.workspaceId
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
+import type { AuditColumns } from '../store/schema.js';
+import type { OperationContext } from './context.js';
+
+export function insertAudit(ctx: OperationContext): AuditColumns {
+  const now = ctx.now().toISOString();
+  return {
+    created_at: now,
+    updated_at: now,
+    created_by: ctx.caller.personId,
+    updated_by: ctx.caller.personId,
+    created_via: ctx.caller.channel,
+    updated_via: ctx.caller.channel,
+    version: 1,
+  };
+}
+
+export interface UpdateAuditColumns {
+  updated_at: string;
+  updated_by: string;
+  updated_via: AuditColumns['updated_via'];
+  version: RawBuilder<number>;
+}
+
+export function updateAudit(ctx: OperationContext): UpdateAuditColumns {
+  return {
+    updated_at: ctx.now().toISOString(),
+    updated_by: ctx.caller.personId,
+    updated_via: ctx.caller.channel,
+    // Incremented in SQL so concurrent writers never lose a bump.
+    version: sql<number>`version + 1`,
+  };
+}
+
+export interface ActivityEntry {
+  /** operationId, e.g. `payables.settle`. */
+  readonly operation: string;
+  /** resource name as in the operationId, e.g. `payables`. */
+  readonly resource: string;
+  readonly recordId: string | null;
+}
+
+export async function recordActivity(ctx: OperationContext, entry: ActivityEntry): Promise<void> {
+  if (!ctx.workspaceId) throw new Error('recordActivity needs a workspace-scoped operation');
+  await ctx.db
+    .insertInto('activity')
+    .values({
+      id: randomUUID(),
+      workspace_id: ctx.workspaceId,
+      person_id: ctx.caller.personId,
+      channel: ctx.caller.channel,
+      operation: entry.operation,
+      resource: entry.resource,
+      record_id: entry.recordId,
+      created_at: ctx.now().toISOString(),
+    })
+    .execute();
+}

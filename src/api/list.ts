@@ -1,0 +1,180 @@
+/**
+ * The generic keyset list engine behind every `<resource>.list` (DOMAIN.md "Lists"): limit,
+ * opaque cursor on (sort value, id), sort, filters with value coercion per column kind, and
+ * sparse `fields`. Always scoped to ctx.workspaceId. Resource modules describe their table
+ * and JSON mapping; they never build paging SQL themselves.
+ *
+ *   listRecords<T>(ctx, query: ListQuery | undefined, spec: ListSpec, def: ListDefinition<T>)
+ *     → Promise<{ data: object[]; meta: { next_cursor: string | null } }>
+ *   ListDefinition = { table, resourceLabel, columns: {[apiField]: {column, kind}}, baseWhere?, customFilters?, toJson }
+ *   readListSpec(ctx, fallback: ListSpec): ListSpec   // the route's spec when run through execute.ts
+ */
+import { sql, type Kysely, type SelectQueryBuilder, type Selectable, type Expression, type SqlBool } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { FilterOperator, ListSpec } from '../runtime/types.js';
+import type { ListQuery, OperationContext } from './context.js';
+import { ApiError, validationError } from './errors.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { coerceFilterValue, isNumericKind, type ColumnKind } from './list-values.js';
+
+export type { ColumnKind } from './list-values.js';
+
+export interface ListColumn {
+  readonly column: string;
+  readonly kind: ColumnKind;
+}
+
+// Dynamic table/column names cannot be typed by Kysely; the builder is `any`-typed on purpose
+// and every name comes from the resource module's static definition, never from input.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnySelect = SelectQueryBuilder<any, any, any>;
+
+export type CustomFilter = (qb: AnySelect, operator: FilterOperator, value: unknown) => AnySelect;
+
+export interface ListDefinition<T extends keyof Database> {
+  readonly table: T;
+  readonly resourceLabel: string;
+  /** API field → column (filters and sort fields must be here, or in customFilters). */
+  readonly columns: Readonly<Record<string, ListColumn>>;
+  /** Extra always-on conditions (e.g. `kind = 'payable'`, `deleted_at is null`). */
+  readonly baseWhere?: (qb: AnySelect) => AnySelect;
+  /** Filters that are not a plain column comparison; receive the raw (uncoerced) value. */
+  readonly customFilters?: Readonly<Record<string, CustomFilter>>;
+  readonly toJson: (rows: Selectable<Database[T]>[]) => Promise<object[]> | object[];
+}
+
+export interface ListResult {
+  readonly data: object[];
+  readonly meta: { readonly next_cursor: string | null };
+}
+
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+const SORT_KEY = '__sort_key';
+
+function badRequest(message: string): ApiError {
+  return new ApiError('BAD_REQUEST', message);
+}
+
+function resolveLimit(limit: unknown): number {
+  if (limit === undefined) return DEFAULT_LIMIT;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw validationError([{ path: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` }]);
+  }
+  return limit;
+}
+
+function resolveSort(sort: string, spec: ListSpec, columns: Readonly<Record<string, ListColumn>>) {
+  const descending = sort.startsWith('-');
+  const field = descending ? sort.slice(1) : sort;
+  const column = columns[field];
+  if (!spec.sortFields.includes(field) || !column) throw badRequest('Unknown sort field.');
+  return { field, descending, column };
+}
+
+/** Nulls sort differently on SQLite and PostgreSQL; a sentinel makes both (and the cursor) agree. */
+function sortExpression(column: ListColumn): Expression<unknown> {
+  return isNumericKind(column.kind) ? sql`coalesce(${sql.ref(column.column)}, -1)` : sql`coalesce(${sql.ref(column.column)}, '')`;
+}
+
+const COMPARATORS: Record<Exclude<FilterOperator, 'in'>, string> = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
+
+function applyFilters<T extends keyof Database>(qb: AnySelect, query: ListQuery, spec: ListSpec, def: ListDefinition<T>): AnySelect {
+  for (const [name, operators] of Object.entries(query.filters ?? {})) {
+    const allowed = spec.filters[name];
+    if (!allowed) throw badRequest('Unknown filter.');
+    for (const [operator, raw] of Object.entries(operators ?? {}) as [FilterOperator, unknown][]) {
+      if (!allowed.operators.includes(operator)) throw badRequest('Unknown filter operator.');
+      const custom = def.customFilters?.[name];
+      if (custom) {
+        qb = custom(qb, operator, raw);
+        continue;
+      }
+      const column = def.columns[name];
+      if (!column) throw badRequest('Unknown filter.');
+      if (operator === 'in') {
+        const list = Array.isArray(raw) ? raw : String(raw).split(',');
+        if (list.length === 0 || list.length > 100) {
+          throw validationError([{ path: `filters.${name}.in`, message: 'must list from 1 to 100 values' }]);
+        }
+        const values = list.map((v) => coerceFilterValue(v, column.kind, allowed.schema, `filters.${name}.in`));
+        qb = qb.where(sql.ref(column.column), 'in', values);
+      } else {
+        const value = coerceFilterValue(raw, column.kind, allowed.schema, `filters.${name}.${operator}`);
+        qb = qb.where(sql.ref(column.column), COMPARATORS[operator] as '=', value);
+      }
+    }
+  }
+  return qb;
+}
+
+function pickFields(record: object, fields: readonly string[] | undefined): object {
+  if (!fields) return record;
+  const source = record as Record<string, unknown>;
+  const picked: Record<string, unknown> = { id: source['id'] };
+  for (const field of fields) if (field in source) picked[field] = source[field];
+  return picked;
+}
+
+export async function listRecords<T extends keyof Database>(
+  ctx: OperationContext,
+  query: ListQuery | undefined,
+  spec: ListSpec,
+  def: ListDefinition<T>,
+): Promise<ListResult> {
+  if (!ctx.workspaceId) throw new Error('listRecords needs a workspace-scoped operation');
+  const q: ListQuery = query ?? { limit: DEFAULT_LIMIT, filters: {} };
+  const limit = resolveLimit(q.limit);
+  const sortText = q.sort ?? spec.defaultSort;
+  const sort = resolveSort(sortText, spec, def.columns);
+  for (const field of q.fields ?? []) if (!spec.fields.includes(field)) throw badRequest('Unknown field in fields.');
+
+  // See AnySelect: dynamic names come from static definitions only.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const db = ctx.db as unknown as Kysely<any>;
+  const keyExpr = sortExpression(sort.column);
+  let qb: AnySelect = db
+    .selectFrom(def.table)
+    .selectAll()
+    .select(sql`${keyExpr}`.as(SORT_KEY))
+    .where('workspace_id', '=', ctx.workspaceId);
+  if (def.baseWhere) qb = def.baseWhere(qb);
+  qb = applyFilters(qb, q, spec, def);
+
+  if (q.cursor !== undefined) {
+    const position = decodeCursor(q.cursor, sortText);
+    // cmp is one of two literals, never input; values are bound parameters.
+    const op = sql.raw(sort.descending ? '<' : '>');
+    qb = qb.where(
+      sql<SqlBool>`(${keyExpr} ${op} ${position.value} or (${keyExpr} = ${position.value} and ${sql.ref('id')} ${op} ${position.id}))`,
+    );
+  }
+  const direction = sort.descending ? 'desc' : 'asc';
+  const rows = (await qb.orderBy(keyExpr, direction).orderBy('id', direction).limit(limit + 1).execute()) as Record<string, unknown>[];
+
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  let nextCursor: string | null = null;
+  if (rows.length > limit && last) {
+    const raw = last[SORT_KEY];
+    // PostgreSQL may return bigint as text; numeric kinds go back into the cursor as numbers.
+    const value = isNumericKind(sort.column.kind) ? Number(raw) : String(raw);
+    nextCursor = encodeCursor({ sort: sortText, value, id: String(last['id']) });
+  }
+  for (const row of page) delete row[SORT_KEY];
+  const records = await def.toJson(page as Selectable<Database[T]>[]);
+  return { data: records.map((r) => pickFields(r, q.fields)), meta: { next_cursor: nextCursor } };
+}
+
+/** The context execute.ts builds carries the route's ListSpec (from the OpenAPI parameters). */
+export interface ListAwareContext extends OperationContext {
+  readonly listSpec?: ListSpec | null;
+}
+
+/**
+ * The list vocabulary of the running operation: the route's (generated from the spec) when the
+ * operation came through execute.ts, else the module's own fallback (unit tests, stubs).
+ */
+export function readListSpec(ctx: OperationContext, fallback: ListSpec): ListSpec {
+  return (ctx as ListAwareContext).listSpec ?? fallback;
+}

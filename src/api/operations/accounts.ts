@@ -1,0 +1,135 @@
+/**
+ * accounts.*: the bank/cash accounts money is settled against. `get` adds the signed balance
+ * (credits − debits of its transactions, in SQL integer cents); delete with transactions →
+ * CONFLICT. Transactions themselves belong to the money helper's modules.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { AccountsTable } from '../../store/schema.js';
+import type { ListSpec } from '../../runtime/types.js';
+import type { OperationContext, OperationHandler } from '../context.js';
+import { ApiError } from '../errors.js';
+import { insertAudit, recordActivity, updateAudit } from '../audit.js';
+import { formatCents } from '../money.js';
+import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+import {
+  auditJson, boolColumn, findInWorkspace, readBody, requireWorkspace, toBool, translateConstraintError,
+} from '../records.js';
+
+const LABEL = 'Account';
+const TEXT_FIELDS = ['name', 'type', 'bank_code', 'agency', 'account_number'] as const;
+
+export function toAccountJson(row: Selectable<AccountsTable>): Record<string, unknown> {
+  return {
+    id: row.id, name: row.name, type: row.type, bank_code: row.bank_code, agency: row.agency,
+    account_number: row.account_number, active: toBool(row.active), ...auditJson(row),
+  };
+}
+
+const FALLBACK_SPEC: ListSpec = {
+  sortFields: ['name', 'created_at'],
+  defaultSort: 'name',
+  filters: {
+    type: { operators: ['eq', 'in'], schema: { type: 'string', enum: ['checking', 'savings', 'cash', 'investment', 'credit'] } },
+    active: { operators: ['eq'], schema: { type: 'boolean' } },
+  },
+  fields: ['name', 'type', 'bank_code', 'agency', 'account_number', 'active', 'created_at', 'updated_at'],
+};
+
+const LIST: ListDefinition<'accounts'> = {
+  table: 'accounts',
+  resourceLabel: LABEL,
+  columns: {
+    id: { column: 'id', kind: 'uuid' },
+    name: { column: 'name', kind: 'string' },
+    type: { column: 'type', kind: 'string' },
+    bank_code: { column: 'bank_code', kind: 'string' },
+    active: { column: 'active', kind: 'boolean' },
+    created_at: { column: 'created_at', kind: 'timestamp' },
+    updated_at: { column: 'updated_at', kind: 'timestamp' },
+  },
+  toJson: (rows) => rows.map(toAccountJson),
+};
+
+/** Signed balance in cents: credits add, debits subtract (never float arithmetic). */
+export async function computeAccountBalance(ctx: OperationContext, accountId: string): Promise<number> {
+  const row = await ctx.db.selectFrom('transactions')
+    .select(sql<number | string>`coalesce(sum(case when type = 'credit' then amount_cents else -amount_cents end), 0)`.as('balance'))
+    .where('workspace_id', '=', requireWorkspace(ctx)).where('financial_account_id', '=', accountId)
+    .executeTakeFirst();
+  return Number(row?.balance ?? 0);
+}
+
+function readText(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
+const listAccounts: OperationHandler = async (ctx, input) => ({
+  status: 200,
+  body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
+});
+
+const getAccount: OperationHandler = async (ctx, input) => {
+  const row = await findInWorkspace(ctx, 'accounts', input.path['id'] ?? '', LABEL);
+  return { status: 200, body: { ...toAccountJson(row), balance: formatCents(await computeAccountBalance(ctx, row.id)) } };
+};
+
+const createAccount: OperationHandler = async (ctx, input) => {
+  const body = readBody(input.body);
+  const row: Selectable<AccountsTable> = {
+    id: randomUUID(),
+    workspace_id: requireWorkspace(ctx),
+    name: String(body['name']),
+    type: String(body['type'] ?? 'checking') as AccountsTable['type'],
+    bank_code: readText(body['bank_code']),
+    agency: readText(body['agency']),
+    account_number: readText(body['account_number']),
+    active: body['active'] === undefined ? 1 : boolColumn(body['active']),
+    ...insertAudit(ctx),
+  };
+  await ctx.db.insertInto('accounts').values(row).execute();
+  await recordActivity(ctx, { operation: 'accounts.create', resource: 'accounts', recordId: row.id });
+  return { status: 201, body: { ...toAccountJson(row), balance: formatCents(0) } };
+};
+
+const updateAccount: OperationHandler = async (ctx, input) => {
+  const current = await findInWorkspace(ctx, 'accounts', input.path['id'] ?? '', LABEL);
+  const body = readBody(input.body);
+  const changes: Record<string, unknown> = {};
+  for (const field of TEXT_FIELDS) if (body[field] !== undefined) changes[field] = readText(body[field]);
+  if (body['active'] !== undefined) changes['active'] = boolColumn(body['active']);
+  await ctx.db.updateTable('accounts').set({ ...(changes as Partial<AccountsTable>), ...updateAudit(ctx) })
+    .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
+  await recordActivity(ctx, { operation: 'accounts.update', resource: 'accounts', recordId: current.id });
+  const row = await findInWorkspace(ctx, 'accounts', current.id, LABEL);
+  return { status: 200, body: { ...toAccountJson(row), balance: formatCents(await computeAccountBalance(ctx, row.id)) } };
+};
+
+const IN_USE = 'The account still has transactions or records that refer to it.';
+
+const deleteAccount: OperationHandler = async (ctx, input) => {
+  const current = await findInWorkspace(ctx, 'accounts', input.path['id'] ?? '', LABEL);
+  const workspaceId = current.workspace_id;
+  const used = await ctx.db.selectFrom('transactions').select('id')
+    .where('workspace_id', '=', workspaceId).where('financial_account_id', '=', current.id).executeTakeFirst()
+    ?? await ctx.db.selectFrom('transfers').select('id').where('workspace_id', '=', workspaceId)
+      .where((eb) => eb.or([eb('from_account_id', '=', current.id), eb('to_account_id', '=', current.id)])).executeTakeFirst()
+    ?? await ctx.db.selectFrom('titles').select('id')
+      .where('workspace_id', '=', workspaceId).where('financial_account_id', '=', current.id).executeTakeFirst();
+  if (used) throw new ApiError('CONFLICT', IN_USE);
+  try {
+    await ctx.db.deleteFrom('accounts').where('workspace_id', '=', workspaceId).where('id', '=', current.id).execute();
+  } catch (err) {
+    translateConstraintError(err, IN_USE);
+  }
+  await recordActivity(ctx, { operation: 'accounts.delete', resource: 'accounts', recordId: current.id });
+  return { status: 204 };
+};
+
+export const handlers: Record<string, OperationHandler> = {
+  'accounts.list': listAccounts,
+  'accounts.get': getAccount,
+  'accounts.create': createAccount,
+  'accounts.update': updateAccount,
+  'accounts.delete': deleteAccount,
+};

@@ -1,0 +1,52 @@
+/**
+ * activity.list: the write log of the workspace (SECURITY.md §7) — who, channel, operation,
+ * record. Written by audit.ts's recordActivity on every write; read-only here.
+ */
+import type { Selectable } from 'kysely';
+import type { ActivityTable } from '../../store/schema.js';
+import type { ListSpec } from '../../runtime/types.js';
+import type { OperationHandler } from '../context.js';
+import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+
+export function toActivityJson(row: Selectable<ActivityTable>): Record<string, unknown> {
+  return {
+    id: row.id, person_id: row.person_id, channel: row.channel, operation: row.operation,
+    resource: row.resource, record_id: row.record_id, created_at: row.created_at,
+  };
+}
+
+const FALLBACK_SPEC: ListSpec = {
+  sortFields: ['created_at'],
+  defaultSort: '-created_at',
+  filters: {
+    person_id: { operators: ['eq', 'in'], schema: { type: 'string', format: 'uuid' } },
+    channel: { operators: ['eq', 'in'], schema: { type: 'string', enum: ['api', 'mcp', 'web'] } },
+    resource: { operators: ['eq', 'in'], schema: { type: 'string' } },
+    operation: { operators: ['eq', 'in'], schema: { type: 'string' } },
+    record_id: { operators: ['eq'], schema: { type: 'string', format: 'uuid' } },
+    created_at: { operators: ['gte', 'gt', 'lte', 'lt'], schema: { type: 'string' } },
+  },
+  fields: ['person_id', 'channel', 'operation', 'resource', 'record_id', 'created_at'],
+};
+
+const LIST: ListDefinition<'activity'> = {
+  table: 'activity',
+  resourceLabel: 'Activity entry',
+  columns: {
+    id: { column: 'id', kind: 'uuid' },
+    person_id: { column: 'person_id', kind: 'uuid' },
+    channel: { column: 'channel', kind: 'string' },
+    resource: { column: 'resource', kind: 'string' },
+    operation: { column: 'operation', kind: 'string' },
+    record_id: { column: 'record_id', kind: 'uuid' },
+    created_at: { column: 'created_at', kind: 'timestamp' },
+  },
+  toJson: (rows) => rows.map(toActivityJson),
+};
+
+export const handlers: Record<string, OperationHandler> = {
+  'activity.list': async (ctx, input) => ({
+    status: 200,
+    body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
+  }),
+};

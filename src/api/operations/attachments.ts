@@ -1,0 +1,300 @@
+/**
+ * Operation handlers for attachments (issue 7): upload, list, get, download, link, unlink and
+ * delete. Bytes live once per workspace in `blobs` (content-addressed by SHA-256), metadata in
+ * `attachments`, parents in `attachment_links`. Input checks live in src/api/rules/attachments/;
+ * transports decide how a FileOutput reaches the caller (REST streams it, MCP shows metadata).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { ListSpec } from '../../runtime/types.js';
+import type { AttachmentLinksTable, AttachmentsTable } from '../../store/schema.js';
+import { insertAudit, recordActivity, updateAudit } from '../audit.js';
+import type { FileOutput, OperationContext, OperationHandler, OperationInput, OperationOutput } from '../context.js';
+import { ApiError, notFound, validationError } from '../errors.js';
+import { listRecords, readListSpec, type AnySelect } from '../list.js';
+import { requireWorkspace, translateConstraintError } from '../records.js';
+import { checkUploadInput } from '../rules/attachments/upload-input.js';
+
+type AttachmentRow = Selectable<AttachmentsTable>;
+type LinkRow = Selectable<AttachmentLinksTable>;
+type ParentType = LinkRow['parent_type'];
+
+const PARENT_TYPES: readonly ParentType[] = ['payable', 'receivable', 'transaction'];
+const LABEL = 'Attachment';
+const ALREADY_LINKED = 'The attachment is already linked to this record.';
+
+export function buildDownloadPath(id: string): string {
+  return `/v1/attachments/${id}/download`;
+}
+
+function renderAttachment(row: AttachmentRow, links: readonly LinkRow[]): Record<string, unknown> {
+  return {
+    id: row.id,
+    title: row.title,
+    file_name: row.file_name,
+    content_type: row.content_type,
+    size: Number(row.size),
+    sha256: row.sha256,
+    links: links.map((l) => ({ parent_type: l.parent_type, parent_id: l.parent_id, created_at: l.created_at })),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    created_by: row.created_by,
+    updated_by: row.updated_by,
+    created_via: row.created_via,
+    updated_via: row.updated_via,
+    version: Number(row.version),
+  };
+}
+
+async function loadLinks(ctx: OperationContext, attachmentIds: readonly string[]): Promise<Map<string, LinkRow[]>> {
+  const byAttachment = new Map<string, LinkRow[]>();
+  if (attachmentIds.length === 0) return byAttachment;
+  const rows = await ctx.db.selectFrom('attachment_links').selectAll()
+    .where('workspace_id', '=', requireWorkspace(ctx))
+    .where('attachment_id', 'in', attachmentIds)
+    .orderBy('created_at').orderBy('id')
+    .execute();
+  for (const row of rows) byAttachment.set(row.attachment_id, [...(byAttachment.get(row.attachment_id) ?? []), row]);
+  return byAttachment;
+}
+
+async function findAttachment(ctx: OperationContext, id: unknown): Promise<AttachmentRow> {
+  if (typeof id !== 'string' || id === '') throw notFound(LABEL);
+  const row = await ctx.db.selectFrom('attachments').selectAll()
+    .where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw notFound(LABEL);
+  return row;
+}
+
+async function renderOne(ctx: OperationContext, row: AttachmentRow): Promise<Record<string, unknown>> {
+  const links = await loadLinks(ctx, [row.id]);
+  return renderAttachment(row, links.get(row.id) ?? []);
+}
+
+// ---- upload -----------------------------------------------------------------------------
+
+/** Stores the bytes once per workspace; a concurrent upload of the same bytes is a no-op. */
+async function storeBlob(ctx: OperationContext, sha256: string, bytes: Uint8Array): Promise<void> {
+  const workspaceId = requireWorkspace(ctx);
+  const existing = await ctx.db.selectFrom('blobs').select('sha256')
+    .where('workspace_id', '=', workspaceId).where('sha256', '=', sha256)
+    .executeTakeFirst();
+  if (existing) return;
+  // better-sqlite3 binds Buffers only; wrapping shares the memory instead of copying 10 MB.
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  await ctx.db.insertInto('blobs')
+    .values({ workspace_id: workspaceId, sha256, size: bytes.byteLength, bytes: buffer, created_at: ctx.now().toISOString() })
+    .onConflict((oc) => oc.columns(['workspace_id', 'sha256']).doNothing())
+    .execute();
+}
+
+const upload: OperationHandler = async (ctx, input) => {
+  const workspaceId = requireWorkspace(ctx);
+  const file = checkUploadInput(input);
+  const sha256 = createHash('sha256').update(file.bytes).digest('hex');
+  const row: AttachmentRow = {
+    id: randomUUID(), workspace_id: workspaceId, sha256, file_name: file.fileName, title: file.title,
+    content_type: file.contentType, size: file.bytes.byteLength, ...insertAudit(ctx),
+  };
+  // The metadata row first, then the blob: a concurrent delete of the last other reference
+  // then sees this row and keeps the blob (see deleteBlobIfUnused).
+  await ctx.db.insertInto('attachments').values(row).execute();
+  await storeBlob(ctx, sha256, file.bytes);
+  await recordActivity(ctx, { operation: 'attachments.upload', resource: 'attachments', recordId: row.id });
+  return { status: 201, body: renderAttachment(row, []) };
+};
+
+// ---- read -------------------------------------------------------------------------------
+
+/** Used only when the operation runs outside execute.ts; the route's spec (openapi/v1.yaml) wins. */
+const FALLBACK_LIST_SPEC: ListSpec = {
+  sortFields: ['created_at', 'file_name', 'size'],
+  defaultSort: '-created_at',
+  filters: {
+    content_type: { operators: ['eq', 'in'], schema: { type: 'string' } },
+    parent_type: { operators: ['eq'], schema: { type: 'string', enum: PARENT_TYPES } },
+    parent_id: { operators: ['eq', 'in'], schema: { type: 'string', format: 'uuid' } },
+  },
+  fields: ['file_name', 'title', 'content_type', 'size', 'sha256', 'links', 'created_at', 'updated_at', 'created_by',
+    'updated_by', 'created_via', 'updated_via', 'version'],
+};
+
+/** `parent_type` / `parent_id` filters: attachments linked to that parent. */
+function filterByLink(ctx: OperationContext, column: 'parent_type' | 'parent_id') {
+  return (qb: AnySelect, operator: string, value: unknown): AnySelect => {
+    const values = operator === 'in' ? (Array.isArray(value) ? value : String(value).split(',')) : [value];
+    if (operator !== 'eq' && operator !== 'in') throw new ApiError('BAD_REQUEST', 'Unknown filter operator.');
+    const valid = (v: unknown): boolean => typeof v === 'string' && (column === 'parent_id' || (PARENT_TYPES as readonly string[]).includes(v));
+    if (!values.every(valid)) throw validationError([{ path: `filters.${column}`, message: column === 'parent_id' ? 'must be string' : `must be one of: ${PARENT_TYPES.join(', ')}` }]);
+    return qb.where('id', 'in', ctx.db.selectFrom('attachment_links').select('attachment_id')
+      .where('workspace_id', '=', requireWorkspace(ctx)).where(column, 'in', values as string[]));
+  };
+}
+
+const list: OperationHandler = async (ctx, input) => {
+  const body = await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_LIST_SPEC), {
+    table: 'attachments',
+    resourceLabel: LABEL,
+    columns: {
+      created_at: { column: 'created_at', kind: 'timestamp' },
+      updated_at: { column: 'updated_at', kind: 'timestamp' },
+      file_name: { column: 'file_name', kind: 'string' },
+      title: { column: 'title', kind: 'string' },
+      content_type: { column: 'content_type', kind: 'string' },
+      size: { column: 'size', kind: 'integer' },
+      sha256: { column: 'sha256', kind: 'string' },
+    },
+    customFilters: { parent_type: filterByLink(ctx, 'parent_type'), parent_id: filterByLink(ctx, 'parent_id') },
+    toJson: async (rows) => {
+      const links = await loadLinks(ctx, rows.map((r) => r.id));
+      return rows.map((r) => renderAttachment(r, links.get(r.id) ?? []));
+    },
+  });
+  return { status: 200, body };
+};
+
+const get: OperationHandler = async (ctx, input) => {
+  const row = await findAttachment(ctx, input.path['id']);
+  return { status: 200, body: await renderOne(ctx, row) };
+};
+
+const download: OperationHandler = async (ctx, input) => {
+  const workspaceId = requireWorkspace(ctx);
+  const row = await findAttachment(ctx, input.path['id']);
+  const db = ctx.db;
+  const file: FileOutput = {
+    contentType: row.content_type,
+    size: Number(row.size),
+    fileName: row.file_name,
+    sha256: row.sha256,
+    downloadPath: buildDownloadPath(row.id),
+    // Loaded only when a transport streams it: MCP never reads the bytes (issue 7).
+    bytes: async () => {
+      const blob = await db.selectFrom('blobs').select('bytes')
+        .where('workspace_id', '=', workspaceId).where('sha256', '=', row.sha256)
+        .executeTakeFirst();
+      if (!blob) throw notFound(LABEL);
+      return blob.bytes;
+    },
+  };
+  return {
+    status: 200,
+    // Content-Disposition and Cache-Control are the REST renderer's (src/http/rest-render.ts).
+    file,
+    body: {
+      id: row.id,
+      content_type: file.contentType,
+      size: file.size,
+      file_name: file.fileName,
+      sha256: file.sha256,
+      download_path: file.downloadPath,
+      note: 'The file is not included here. Download it with GET on download_path at the REST API, '
+        + 'using a token issued for the API (an MCP token is not accepted there).',
+    },
+  };
+};
+
+// ---- links ------------------------------------------------------------------------------
+
+function readParentType(value: unknown, path: string): ParentType {
+  if (typeof value !== 'string' || !(PARENT_TYPES as readonly string[]).includes(value)) {
+    throw validationError([{ path, message: `must be one of: ${PARENT_TYPES.join(', ')}` }]);
+  }
+  return value as ParentType;
+}
+
+/** The parent must exist in this workspace; another workspace's record is simply not found. */
+async function assertParentExists(ctx: OperationContext, parentType: ParentType, parentId: string): Promise<void> {
+  const workspaceId = requireWorkspace(ctx);
+  const found = parentType === 'transaction'
+    ? await ctx.db.selectFrom('transactions').select('id').where('workspace_id', '=', workspaceId).where('id', '=', parentId).executeTakeFirst()
+    : await ctx.db.selectFrom('titles').select('id').where('workspace_id', '=', workspaceId).where('kind', '=', parentType)
+      .where('id', '=', parentId).executeTakeFirst();
+  if (!found) throw notFound(parentType === 'payable' ? 'Payable' : parentType === 'receivable' ? 'Receivable' : 'Transaction');
+}
+
+async function findLink(ctx: OperationContext, attachmentId: string, parentType: ParentType, parentId: string): Promise<LinkRow | undefined> {
+  return ctx.db.selectFrom('attachment_links').selectAll()
+    .where('workspace_id', '=', requireWorkspace(ctx)).where('attachment_id', '=', attachmentId)
+    .where('parent_type', '=', parentType).where('parent_id', '=', parentId)
+    .executeTakeFirst();
+}
+
+/** Marks the attachment as changed (its `links` changed) and returns the fresh row. */
+async function touchAttachment(ctx: OperationContext, id: string): Promise<AttachmentRow> {
+  return ctx.db.updateTable('attachments').set(updateAudit(ctx))
+    .where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', id)
+    .returningAll().executeTakeFirstOrThrow();
+}
+
+const link: OperationHandler = async (ctx, input) => {
+  const workspaceId = requireWorkspace(ctx);
+  const attachment = await findAttachment(ctx, input.path['id']);
+  const body = (typeof input.body === 'object' && input.body !== null ? input.body : {}) as Record<string, unknown>;
+  const parentType = readParentType(body['parent_type'], 'parent_type');
+  const parentId = body['parent_id'];
+  if (typeof parentId !== 'string' || parentId === '') throw validationError([{ path: 'parent_id', message: 'is required' }]);
+  await assertParentExists(ctx, parentType, parentId);
+  if (await findLink(ctx, attachment.id, parentType, parentId)) {
+    throw new ApiError('CONFLICT', ALREADY_LINKED);
+  }
+  await ctx.db.insertInto('attachment_links').values({
+    id: randomUUID(), workspace_id: workspaceId, attachment_id: attachment.id, parent_type: parentType, parent_id: parentId,
+    created_at: ctx.now().toISOString(), created_by: ctx.caller.personId,
+  }).execute().catch((err: unknown) => translateConstraintError(err, ALREADY_LINKED)); // a concurrent twin won the race
+  const updated = await touchAttachment(ctx, attachment.id);
+  await recordActivity(ctx, { operation: 'attachments.link', resource: 'attachments', recordId: attachment.id });
+  return { status: 201, body: await renderOne(ctx, updated) };
+};
+
+const unlink: OperationHandler = async (ctx, input) => {
+  const attachment = await findAttachment(ctx, input.path['id']);
+  const parentType = input.path['parent_type'];
+  const parentId = input.path['parent_id'];
+  if (!(PARENT_TYPES as readonly unknown[]).includes(parentType) || typeof parentId !== 'string') throw notFound('Link');
+  const existing = await findLink(ctx, attachment.id, parentType as ParentType, parentId);
+  if (!existing) throw notFound('Link');
+  await ctx.db.deleteFrom('attachment_links')
+    .where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', existing.id)
+    .execute();
+  await touchAttachment(ctx, attachment.id);
+  await recordActivity(ctx, { operation: 'attachments.unlink', resource: 'attachments', recordId: attachment.id });
+  return { status: 204 };
+};
+
+// ---- delete -----------------------------------------------------------------------------
+
+/** Drops the bytes when no other attachment of the workspace refers to them. */
+async function deleteBlobIfUnused(ctx: OperationContext, sha256: string): Promise<void> {
+  const workspaceId = requireWorkspace(ctx);
+  await ctx.db.deleteFrom('blobs')
+    .where('workspace_id', '=', workspaceId).where('sha256', '=', sha256)
+    .where(({ not, exists, selectFrom }) => not(exists(
+      selectFrom('attachments').select('id').where('workspace_id', '=', workspaceId).where('sha256', '=', sha256),
+    )))
+    .execute();
+}
+
+const remove: OperationHandler = async (ctx, input) => {
+  const workspaceId = requireWorkspace(ctx);
+  const attachment = await findAttachment(ctx, input.path['id']);
+  const linked = await ctx.db.selectFrom('attachment_links').select('id')
+    .where('workspace_id', '=', workspaceId).where('attachment_id', '=', attachment.id)
+    .executeTakeFirst();
+  if (linked) throw new ApiError('CONFLICT', 'The attachment is linked to a record; unlink it first.');
+  await ctx.db.deleteFrom('attachments').where('workspace_id', '=', workspaceId).where('id', '=', attachment.id).execute();
+  await deleteBlobIfUnused(ctx, attachment.sha256);
+  await recordActivity(ctx, { operation: 'attachments.delete', resource: 'attachments', recordId: attachment.id });
+  return { status: 204 };
+};
+
+export const handlers: Record<string, (ctx: OperationContext, input: OperationInput) => Promise<OperationOutput>> = {
+  'attachments.list': list,
+  'attachments.get': get,
+  'attachments.upload': upload,
+  'attachments.download': download,
+  'attachments.link': link,
+  'attachments.unlink': unlink,
+  'attachments.delete': remove,
+};

@@ -1,0 +1,181 @@
+/**
+ * categories.*: the three-level chart of accounts. Level is computed from the parent; a child's
+ * type equals its parent's (inherited when omitted, mismatch → UNPROCESSABLE_ENTITY); deeper
+ * than 3 → UNPROCESSABLE_ENTITY; delete with children → UNPROCESSABLE_ENTITY; in use → CONFLICT.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { CategoriesTable } from '../../store/schema.js';
+import type { ListSpec } from '../../runtime/types.js';
+import type { OperationContext, OperationHandler } from '../context.js';
+import { ApiError, notFound, validationError } from '../errors.js';
+import { insertAudit, recordActivity, updateAudit } from '../audit.js';
+import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+import { auditJson, findInWorkspace, readBody, requireWorkspace, translateConstraintError } from '../records.js';
+
+const LABEL = 'Category';
+export const MAX_CATEGORY_LEVEL = 3;
+type CategoryRow = Selectable<CategoriesTable>;
+
+export function toCategoryJson(row: CategoryRow): Record<string, unknown> {
+  return { id: row.id, name: row.name, type: row.type, parent_id: row.parent_id, level: Number(row.level), ...auditJson(row) };
+}
+
+const FALLBACK_SPEC: ListSpec = {
+  sortFields: ['name', 'level', 'created_at'],
+  defaultSort: 'name',
+  filters: {
+    type: { operators: ['eq'], schema: { type: 'string', enum: ['debit', 'credit'] } },
+    parent_id: { operators: ['eq', 'in'], schema: { type: 'string', format: 'uuid' } },
+    level: { operators: ['eq', 'in', 'gte', 'lte'], schema: { type: 'integer', minimum: 1, maximum: 3 } },
+  },
+  fields: ['name', 'type', 'parent_id', 'level', 'created_at', 'updated_at'],
+};
+
+const LIST: ListDefinition<'categories'> = {
+  table: 'categories',
+  resourceLabel: LABEL,
+  columns: {
+    id: { column: 'id', kind: 'uuid' },
+    name: { column: 'name', kind: 'string' },
+    type: { column: 'type', kind: 'string' },
+    parent_id: { column: 'parent_id', kind: 'uuid' },
+    level: { column: 'level', kind: 'integer' },
+    created_at: { column: 'created_at', kind: 'timestamp' },
+    updated_at: { column: 'updated_at', kind: 'timestamp' },
+  },
+  toJson: (rows) => rows.map(toCategoryJson),
+};
+
+function rule(message: string): ApiError {
+  return new ApiError('UNPROCESSABLE_ENTITY', message);
+}
+
+/** A parent named in the body must be a category of this workspace (another workspace's → NOT_FOUND). */
+async function loadParent(ctx: OperationContext, parentId: unknown): Promise<CategoryRow | null> {
+  if (parentId === null || parentId === undefined) return null;
+  try {
+    return await findInWorkspace(ctx, 'categories', String(parentId), 'Parent category');
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'NOT_FOUND') throw notFound('Parent category');
+    throw err;
+  }
+}
+
+async function loadChildren(ctx: OperationContext, id: string): Promise<CategoryRow[]> {
+  return ctx.db.selectFrom('categories').selectAll()
+    .where('workspace_id', '=', requireWorkspace(ctx)).where('parent_id', '=', id).execute();
+}
+
+/** Height of the subtree below a category (0 for a leaf); the chart has at most 3 levels. */
+async function measureSubtreeHeight(ctx: OperationContext, id: string): Promise<number> {
+  const children = await loadChildren(ctx, id);
+  let height = 0;
+  for (const child of children) height = Math.max(height, 1 + (await measureSubtreeHeight(ctx, child.id)));
+  return height;
+}
+
+function resolveType(body: Record<string, unknown>, parent: CategoryRow | null, current?: CategoryRow): CategoriesTable['type'] {
+  const given = body['type'] as CategoriesTable['type'] | undefined;
+  if (parent) {
+    if (given !== undefined && given !== parent.type) throw rule("A category's type must equal its parent's type.");
+    return parent.type;
+  }
+  const type = given ?? current?.type;
+  if (type === undefined) throw validationError([{ path: 'type', message: 'is required for a top-level category' }]);
+  return type;
+}
+
+const listCategories: OperationHandler = async (ctx, input) => ({
+  status: 200,
+  body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
+});
+
+const getCategory: OperationHandler = async (ctx, input) => ({
+  status: 200,
+  body: toCategoryJson(await findInWorkspace(ctx, 'categories', input.path['id'] ?? '', LABEL)),
+});
+
+const createCategory: OperationHandler = async (ctx, input) => {
+  const body = readBody(input.body);
+  const parent = await loadParent(ctx, body['parent_id']);
+  const level = parent ? Number(parent.level) + 1 : 1;
+  if (level > MAX_CATEGORY_LEVEL) throw rule('The chart of accounts has at most three levels.');
+  const row: CategoryRow = {
+    id: randomUUID(),
+    workspace_id: requireWorkspace(ctx),
+    name: String(body['name']),
+    type: resolveType(body, parent),
+    parent_id: parent?.id ?? null,
+    level,
+    ...insertAudit(ctx),
+  };
+  await ctx.db.insertInto('categories').values(row).execute();
+  await recordActivity(ctx, { operation: 'categories.create', resource: 'categories', recordId: row.id });
+  return { status: 201, body: toCategoryJson(row) };
+};
+
+/** Re-levels every descendant after a move (the subtree height was checked beforehand). */
+async function relevelChildren(ctx: OperationContext, id: string, level: number, type: CategoriesTable['type']): Promise<void> {
+  for (const child of await loadChildren(ctx, id)) {
+    await ctx.db.updateTable('categories').set({ level: level + 1, type, ...updateAudit(ctx) })
+      .where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', child.id).execute();
+    await relevelChildren(ctx, child.id, level + 1, type);
+  }
+}
+
+async function assertNotDescendant(ctx: OperationContext, id: string, candidate: CategoryRow | null): Promise<void> {
+  for (let node = candidate; node; node = node.parent_id ? await findInWorkspace(ctx, 'categories', node.parent_id, LABEL) : null) {
+    if (node.id === id) throw rule('A category cannot be moved under itself or its descendants.');
+  }
+}
+
+const updateCategory: OperationHandler = async (ctx, input) => {
+  const current = await findInWorkspace(ctx, 'categories', input.path['id'] ?? '', LABEL);
+  const body = readBody(input.body);
+  const moving = 'parent_id' in body && (body['parent_id'] ?? null) !== current.parent_id;
+  const parent = moving ? await loadParent(ctx, body['parent_id'])
+    : current.parent_id ? await findInWorkspace(ctx, 'categories', current.parent_id, LABEL) : null;
+  if (moving) await assertNotDescendant(ctx, current.id, parent);
+  const type = resolveType(body, parent, current);
+  const level = parent ? Number(parent.level) + 1 : 1;
+  const height = await measureSubtreeHeight(ctx, current.id);
+  if (level + height > MAX_CATEGORY_LEVEL) throw rule('The chart of accounts has at most three levels.');
+  const children = height > 0;
+  // Cascading a type change would silently reclassify every record filed under the subtree.
+  if (children && type !== current.type) throw rule('Only a category without children can change its type.');
+  await ctx.db.updateTable('categories')
+    .set({ name: body['name'] === undefined ? current.name : String(body['name']), type, parent_id: parent?.id ?? null, level, ...updateAudit(ctx) })
+    .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
+  if (children && level !== Number(current.level)) await relevelChildren(ctx, current.id, level, type);
+  await recordActivity(ctx, { operation: 'categories.update', resource: 'categories', recordId: current.id });
+  return { status: 200, body: toCategoryJson(await findInWorkspace(ctx, 'categories', current.id, LABEL)) };
+};
+
+const IN_USE = 'The category is in use by payables, receivables or transactions.';
+
+const deleteCategory: OperationHandler = async (ctx, input) => {
+  const current = await findInWorkspace(ctx, 'categories', input.path['id'] ?? '', LABEL);
+  const workspaceId = current.workspace_id;
+  if ((await loadChildren(ctx, current.id)).length > 0) throw rule('The category has child categories; delete or move them first.');
+  const used = await ctx.db.selectFrom('titles').select('id')
+    .where('workspace_id', '=', workspaceId).where('category_id', '=', current.id).executeTakeFirst()
+    ?? await ctx.db.selectFrom('transactions').select('id')
+      .where('workspace_id', '=', workspaceId).where('category_id', '=', current.id).executeTakeFirst();
+  if (used) throw new ApiError('CONFLICT', IN_USE);
+  try {
+    await ctx.db.deleteFrom('categories').where('workspace_id', '=', workspaceId).where('id', '=', current.id).execute();
+  } catch (err) {
+    translateConstraintError(err, IN_USE);
+  }
+  await recordActivity(ctx, { operation: 'categories.delete', resource: 'categories', recordId: current.id });
+  return { status: 204 };
+};
+
+export const handlers: Record<string, OperationHandler> = {
+  'categories.list': listCategories,
+  'categories.get': getCategory,
+  'categories.create': createCategory,
+  'categories.update': updateCategory,
+  'categories.delete': deleteCategory,
+};

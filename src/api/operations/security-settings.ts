@@ -1,0 +1,66 @@
+/**
+ * security_settings.get/update: the Seguridad tab (REST only, `x-mcp.exclude`; permission
+ * security.view/security.manage). Stores which actions are blocked per channel; enforcing them
+ * is seguridad.ts's job, called by execute.ts for every other operation.
+ */
+import type { OperationContext, OperationHandler } from '../context.js';
+import { recordActivity } from '../audit.js';
+import { NOTHING_BLOCKED, parseBlocked, SEGURIDAD_ACTIONS, SEGURIDAD_CHANNELS, type BlockedActions, type SeguridadAction } from '../seguridad.js';
+import { readBody, requireWorkspace } from '../records.js';
+
+interface SettingsRow { blocked: string; updated_at: string; updated_by: string; version: number }
+
+/** Never-saved settings read as the defaults: nothing blocked, as of the workspace's creation, version 1. */
+async function toSettingsJson(ctx: OperationContext, row: SettingsRow | undefined): Promise<Record<string, unknown>> {
+  if (row) {
+    return { blocked: parseBlocked(row.blocked), updated_at: row.updated_at, updated_by: row.updated_by, version: Number(row.version) };
+  }
+  const workspace = await ctx.db.selectFrom('workspaces').select('created_at').where('id', '=', requireWorkspace(ctx)).executeTakeFirst();
+  return { blocked: NOTHING_BLOCKED, updated_at: workspace?.created_at ?? ctx.now().toISOString(), updated_by: null, version: 1 };
+}
+
+async function loadSettings(ctx: OperationContext): Promise<SettingsRow | undefined> {
+  return ctx.db.selectFrom('security_settings').select(['blocked', 'updated_at', 'updated_by', 'version'])
+    .where('workspace_id', '=', requireWorkspace(ctx)).executeTakeFirst();
+}
+
+/** `{blocked: {api?: [...], mcp?: [...]}}`: a channel present replaces its list, absent keeps it. */
+function mergeBlocked(current: BlockedActions, patch: unknown): BlockedActions {
+  const source = (typeof patch === 'object' && patch !== null ? patch : {}) as Record<string, unknown>;
+  const next: Record<string, readonly SeguridadAction[]> = { ...current };
+  for (const channel of SEGURIDAD_CHANNELS) {
+    const list = source[channel];
+    if (Array.isArray(list)) next[channel] = SEGURIDAD_ACTIONS.filter((a) => list.includes(a));
+  }
+  return next as BlockedActions;
+}
+
+const getSettings: OperationHandler = async (ctx) => ({
+  status: 200,
+  body: await toSettingsJson(ctx, await loadSettings(ctx)),
+});
+
+const updateSettings: OperationHandler = async (ctx, input) => {
+  const workspaceId = requireWorkspace(ctx);
+  const current = await loadSettings(ctx);
+  const blocked = mergeBlocked(current ? parseBlocked(current.blocked) : NOTHING_BLOCKED, readBody(input.body)['blocked']);
+  const values = {
+    blocked: JSON.stringify(blocked),
+    updated_at: ctx.now().toISOString(),
+    updated_by: ctx.caller.personId,
+  };
+  if (current) {
+    await ctx.db.updateTable('security_settings').set({ ...values, version: Number(current.version) + 1 })
+      .where('workspace_id', '=', workspaceId).execute();
+  } else {
+    // The defaults count as version 1, so the first saved change is version 2.
+    await ctx.db.insertInto('security_settings').values({ workspace_id: workspaceId, ...values, version: 2 }).execute();
+  }
+  await recordActivity(ctx, { operation: 'security_settings.update', resource: 'security_settings', recordId: null });
+  return { status: 200, body: await toSettingsJson(ctx, await loadSettings(ctx)) };
+};
+
+export const handlers: Record<string, OperationHandler> = {
+  'security_settings.get': getSettings,
+  'security_settings.update': updateSettings,
+};

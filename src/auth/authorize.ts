@@ -1,0 +1,87 @@
+/**
+ * Authorization checks shared by REST and MCP (SECURITY.md §3–§4): membership, scope,
+ * permission, and workspace resolution. Each failure throws the exact `ApiError` code of the
+ * catalogue with its `details`; the order of the checks is `OperationService`'s business.
+ */
+import type { Kysely } from 'kysely';
+import { ApiError } from '../api/errors.js';
+import type { Caller } from '../api/context.js';
+import type { WorkspaceHint } from '../api/service.js';
+import type { OperationRef } from '../runtime/types.js';
+import type { Database } from '../store/schema.js';
+import { findMissingScopes } from './scopes.js';
+
+/** The caller must be an active member of the token's organization. */
+export function assertMembership(caller: Caller): void {
+  if (caller.membership === null || caller.membership.status !== 'active') {
+    throw new ApiError('membership_inactive', 'The person is not an active member of the organization.');
+  }
+}
+
+/** Every scope of the operation's security requirement must be granted by the token. */
+export function assertScope(caller: Caller, op: OperationRef): void {
+  if (findMissingScopes(caller.scopes, op.scopes).length === 0) return;
+  throw new ApiError('insufficient_scope', 'The token scope does not reach this operation.', {
+    required: [...op.scopes],
+    granted: [...caller.scopes].sort(),
+  });
+}
+
+/** Whether the membership holds a panel permission (admins hold them all). */
+export function holdsPermission(caller: Caller, permission: string): boolean {
+  const membership = caller.membership;
+  if (membership === null) return false;
+  return membership.isAdmin || permission === '' || membership.permissions.has(permission);
+}
+
+/** The person must hold the operation's panel permission (`x-kobana-permission`). */
+export function assertPermission(caller: Caller, op: OperationRef): void {
+  if (holdsPermission(caller, op.permission)) return;
+  throw new ApiError('insufficient_permission', 'The person lacks the permission this operation needs; an organization admin must grant it.', {
+    permission: op.permission,
+  });
+}
+
+/** Membership, scope and permission without touching the database (filters `tools/list`). */
+export function canReach(caller: Caller, op: OperationRef): boolean {
+  const membership = caller.membership;
+  if (membership === null || membership.status !== 'active') return false;
+  return findMissingScopes(caller.scopes, op.scopes).length === 0 && holdsPermission(caller, op.permission);
+}
+
+/**
+ * Resolves the workspace of a call (SECURITY.md §3): argument → connection default → the only
+ * workspace the person reaches → `workspace_required` with the choices. A named workspace must
+ * exist, belong to the caller's organization and be granted, else `workspace_access_denied`.
+ */
+export async function resolveWorkspace(db: Kysely<Database>, caller: Caller, hint: WorkspaceHint): Promise<string> {
+  assertMembership(caller);
+  const granted = caller.membership?.workspaceIds ?? [];
+  const named = hint.argument ?? hint.connectionDefault;
+  if (named !== undefined && named !== '') {
+    const row = granted.includes(named)
+      ? await db.selectFrom('workspaces').select('id')
+        .where('id', '=', named).where('organization_id', '=', caller.organizationId).executeTakeFirst()
+      : undefined;
+    if (row === undefined) {
+      throw new ApiError('workspace_access_denied', 'The workspace does not exist or is not reachable by this person.', { workspace_id: named });
+    }
+    return row.id;
+  }
+  const reachable = await listReachableWorkspaces(db, caller);
+  if (reachable.length === 1 && reachable[0] !== undefined) return reachable[0].id;
+  throw new ApiError('workspace_required', 'Choose a workspace: call finance_workspaces_list and pass workspace_id.', {
+    workspaces: reachable,
+  });
+}
+
+/** The workspaces of the caller's organization granted to the caller, by name. */
+export async function listReachableWorkspaces(db: Kysely<Database>, caller: Caller): Promise<{ id: string; name: string }[]> {
+  const granted = caller.membership?.workspaceIds ?? [];
+  if (granted.length === 0) return [];
+  return db.selectFrom('workspaces').select(['id', 'name'])
+    .where('organization_id', '=', caller.organizationId)
+    .where('id', 'in', [...granted])
+    .orderBy('name').orderBy('id')
+    .execute();
+}

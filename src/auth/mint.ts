@@ -1,0 +1,67 @@
+/**
+ * Minting tokens with the embedded Account's key (the `npm run token` command and tests):
+ * looks the person up by email, signs an ES256 JWT with the claims `verify.ts` expects.
+ * OAuth tokens carry read scopes only (SECURITY.md §1).
+ */
+import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { TokenType } from '../api/context.js';
+import type { Audience } from './types.js';
+import { SIGNING_ALG, type AccountKey } from './account-key.js';
+import { isWriteScope, parseScopes } from './scopes.js';
+
+export interface MintTokenOptions {
+  /** The person's email. */
+  readonly person: string;
+  /** Space-separated scopes; default `finance.all` (read everything). */
+  readonly scope?: string;
+  readonly type?: TokenType;
+  readonly aud?: Audience;
+  readonly ttlSeconds?: number;
+}
+
+export const DEFAULT_SCOPE = 'finance.all';
+export const DEFAULT_TTL_SECONDS = 3600;
+
+export class MintError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MintError';
+  }
+}
+
+export interface Minter {
+  mintToken(options: MintTokenOptions): Promise<string>;
+}
+
+export function createMinter(db: Kysely<Database>, key: AccountKey, issuer: string, audiences: Readonly<Record<Audience, string>>): Minter {
+  return {
+    async mintToken(options) {
+      const type = options.type ?? 'personal';
+      const scope = options.scope ?? DEFAULT_SCOPE;
+      const ttl = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
+      if (type === 'oauth' && [...parseScopes(scope)].some(isWriteScope)) {
+        throw new MintError('OAuth tokens carry read scopes only; use --type personal for write scopes.');
+      }
+      if (!Number.isInteger(ttl) || ttl < 1) throw new MintError('The token lifetime must be a positive number of seconds.');
+      const person = await db.selectFrom('persons').select(['id', 'deleted_at'])
+        .where('email', '=', options.person.toLowerCase()).executeTakeFirst();
+      if (person === undefined || person.deleted_at !== null) throw new MintError('No person with that email exists.');
+      const membership = await db.selectFrom('memberships').select('organization_id')
+        .where('person_id', '=', person.id).orderBy('created_at').orderBy('id').executeTakeFirst();
+      if (membership === undefined) throw new MintError('That person is not a member of any organization.');
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ org: membership.organization_id, scope, token_type: type })
+        .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'at+jwt' })
+        .setIssuer(issuer)
+        .setSubject(person.id)
+        .setAudience(audiences[options.aud ?? 'mcp'])
+        .setJti(randomUUID())
+        .setIssuedAt(now)
+        .setExpirationTime(now + ttl)
+        .sign(key.privateKey);
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * The catalogue of panel permissions (SECURITY.md §1): what a membership can be granted.
+ * Admins hold every one of them; checking a permission is `authorize.ts`'s job.
+ */
+
+const CRUD_RESOURCES = [
+  'companies', 'accounts', 'categories', 'cost_centers', 'people', 'taxes',
+  'payables', 'receivables', 'transactions', 'attachments',
+] as const;
+
+function listCrudPermissions(): string[] {
+  return CRUD_RESOURCES.flatMap((res) => [`${res}.view`, `${res}.manage`, `${res}.delete`]);
+}
+
+/** Every permission, sorted for stable output. */
+export const ALL_PERMISSIONS: readonly string[] = [
+  ...listCrudPermissions(),
+  'payables.settle',
+  'receivables.settle',
+  'transactions.transfer',
+  'security.view',
+  'security.manage',
+  'workspaces.view',
+  'activity.view',
+].sort();

@@ -1,0 +1,146 @@
+/**
+ * The Authenticator: turns `Authorization: Bearer <jwt>` into an `Identity` (SECURITY.md §1):
+ * signature against the Account's keys (ES256 only), `iss`, `aud`, `exp`/`nbf` (30 s
+ * tolerance), required claims, `jti` not revoked, subject and organization not deleted.
+ * Successful verifications are cached by token hash until `exp`; failures never are.
+ * Membership and permissions are `caller.ts`'s job.
+ */
+import { createHash } from 'node:crypto';
+import { errors, jwtVerify, type JWTPayload } from 'jose';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { TokenType } from '../api/context.js';
+import type { Audience, Authenticator, Identity } from './types.js';
+import { AccountUnavailableError, type KeyResolver } from './key-source.js';
+import { buildAuthError, buildUnavailableError, type ChallengeUrls, type TokenFailureReason } from './challenge.js';
+import type { RevocationList } from './revocation.js';
+import { Lru } from './lru.js';
+import { isWriteScope, parseScopes } from './scopes.js';
+
+export const CLOCK_TOLERANCE_SECONDS = 30;
+/** Far above any real token (~1 KB) and below Node's 16 KB header limit. */
+export const MAX_TOKEN_LENGTH = 8 * 1024;
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const SUBJECT_TTL_MS = 5_000;
+
+export interface AuthenticatorOptions {
+  readonly db: Kysely<Database>;
+  readonly issuer: string;
+  /** The `aud` value expected per audience. */
+  readonly audiences: Readonly<Record<Audience, string>>;
+  readonly keys: KeyResolver;
+  readonly revocation: RevocationList;
+  readonly challenge: ChallengeUrls;
+  readonly onFailure?: (reason: TokenFailureReason | 'account_unavailable') => void;
+  readonly cacheSize?: number;
+}
+
+class TokenRejected extends Error {
+  constructor(readonly reason: TokenFailureReason) {
+    super(reason);
+  }
+}
+
+function classifyJoseError(err: unknown): TokenFailureReason {
+  if (err instanceof errors.JWTExpired) return 'expired';
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    if (err.claim === 'nbf' || err.claim === 'iat') return 'not_yet_valid';
+    if (err.claim === 'iss') return 'wrong_issuer';
+    if (err.claim === 'aud') return 'wrong_audience';
+    return 'invalid_claims';
+  }
+  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) return 'alg_not_allowed';
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'bad_signature';
+  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) return 'unknown_kid';
+  return 'malformed';
+}
+
+function readIdentity(payload: JWTPayload): Identity {
+  const { sub, org, scope, token_type: tokenType, jti, exp } = payload as JWTPayload & Record<string, unknown>;
+  const valid = typeof sub === 'string' && sub !== '' && typeof org === 'string' && org !== ''
+    && typeof scope === 'string' && (tokenType === 'oauth' || tokenType === 'personal')
+    && typeof jti === 'string' && jti !== '' && typeof exp === 'number';
+  if (!valid) throw new TokenRejected('invalid_claims');
+  let scopes = parseScopes(scope);
+  // SECURITY.md §1: the OAuth flow grants read scopes only, whatever the token claims.
+  if (tokenType === 'oauth') scopes = new Set([...scopes].filter((s) => !isWriteScope(s)));
+  return { personId: sub, organizationId: org, scopes, tokenType: tokenType as TokenType, tokenId: jti, expiresAt: exp };
+}
+
+/** Splits `Bearer <token>`; anything else is 'missing' (no credentials) or 'malformed'. */
+function extractToken(authorization: string | undefined): string {
+  if (authorization === undefined || authorization.trim() === '') throw new TokenRejected('missing');
+  const match = /^Bearer(?: +(.*))?$/i.exec(authorization.trim());
+  if (!match) throw new TokenRejected('missing');
+  const token = (match[1] ?? '').trim();
+  if (token.length > MAX_TOKEN_LENGTH) throw new TokenRejected('too_large');
+  if (!JWT_SHAPE.test(token)) throw new TokenRejected('malformed');
+  return token;
+}
+
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator & { clearCache(): void } {
+  const verified = new Lru<string, Identity>(options.cacheSize ?? 10_000);
+  const subjects = new Lru<string, { live: boolean; checkedAt: number }>(10_000);
+
+  async function assertSubjectLive(identity: Identity): Promise<void> {
+    const key = `${identity.organizationId}:${identity.personId}`;
+    const cached = subjects.get(key);
+    if (cached && Date.now() - cached.checkedAt < SUBJECT_TTL_MS) {
+      if (!cached.live) throw new TokenRejected('subject_deleted');
+      return;
+    }
+    const person = await options.db.selectFrom('persons').select('deleted_at').where('id', '=', identity.personId).executeTakeFirst();
+    const org = await options.db.selectFrom('organizations').select('deleted_at').where('id', '=', identity.organizationId).executeTakeFirst();
+    const live = person !== undefined && person.deleted_at === null && org !== undefined && org.deleted_at === null;
+    subjects.set(key, { live, checkedAt: Date.now() });
+    if (!live) throw new TokenRejected('subject_deleted');
+  }
+
+  async function verifyToken(token: string, audience: Audience): Promise<Identity> {
+    const cacheKey = `${audience}:${createHash('sha256').update(token).digest('base64url')}`;
+    const hit = verified.get(cacheKey);
+    if (hit && hit.expiresAt + CLOCK_TOLERANCE_SECONDS > Date.now() / 1000) return hit;
+    if (hit) verified.delete(cacheKey);
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, options.keys, {
+        issuer: options.issuer,
+        audience: options.audiences[audience],
+        algorithms: ['ES256'],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['sub', 'exp', 'jti'],
+      }));
+    } catch (err) {
+      if (err instanceof AccountUnavailableError) throw err;
+      throw new TokenRejected(classifyJoseError(err));
+    }
+    const identity = readIdentity(payload);
+    verified.set(cacheKey, identity);
+    return identity;
+  }
+
+  return {
+    async authenticate(authorization, audience) {
+      try {
+        const identity = await verifyToken(extractToken(authorization), audience);
+        if (await options.revocation.isRevoked(identity.tokenId)) throw new TokenRejected('revoked');
+        await assertSubjectLive(identity);
+        return identity;
+      } catch (err) {
+        if (err instanceof TokenRejected) {
+          options.onFailure?.(err.reason);
+          throw buildAuthError(options.challenge, audience, err.reason);
+        }
+        if (err instanceof AccountUnavailableError) {
+          options.onFailure?.('account_unavailable');
+          throw buildUnavailableError(err.retryAfterSeconds);
+        }
+        throw err;
+      }
+    },
+    clearCache() {
+      verified.clear();
+      subjects.clear();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The `/.well-known/*` documents: RFC 9728 protected-resource metadata for `/mcp` (and `/v1`),
+ * and — only when the Account is embedded — its JWKS and RFC 8414 issuer metadata.
+ * Serving them is all this module does; nothing here verifies a token.
+ */
+import Router from '@koa/router';
+import type { JSONWebKeySet } from 'jose';
+import { ALL_SCOPES } from './scopes.js';
+
+export interface WellKnownOptions {
+  readonly publicUrl: string;
+  readonly issuer: string;
+  /** Present only for the embedded Account. */
+  readonly embeddedJwks: JSONWebKeySet | null;
+}
+
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+
+function describeResource(options: WellKnownOptions, resourcePath: '/mcp' | '/v1'): Record<string, unknown> {
+  return {
+    resource: `${options.publicUrl}${resourcePath}`,
+    authorization_servers: [options.issuer],
+    scopes_supported: ALL_SCOPES,
+    bearer_methods_supported: ['header'],
+    resource_name: resourcePath === '/mcp' ? 'Kobana Finance MCP server' : 'Kobana Finance REST API',
+  };
+}
+
+function describeIssuer(options: WellKnownOptions): Record<string, unknown> {
+  return {
+    issuer: options.issuer,
+    jwks_uri: `${options.publicUrl}/.well-known/jwks.json`,
+    scopes_supported: ALL_SCOPES,
+    // RFC 8414 requires this field; the embedded Account mints personal tokens only (npm run token).
+    response_types_supported: ['code'],
+  };
+}
+
+export function createWellKnownRouter(options: WellKnownOptions): Router {
+  const router = new Router();
+  const mcp = describeResource(options, '/mcp');
+  const api = describeResource(options, '/v1');
+  const send = (body: unknown) => (ctx: { set(field: string, value: string): void; body: unknown }) => {
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = body;
+  };
+  router.get(PROTECTED_RESOURCE_PATH, send(mcp));
+  router.get(`${PROTECTED_RESOURCE_PATH}/mcp`, send(mcp));
+  router.get(`${PROTECTED_RESOURCE_PATH}/v1`, send(api));
+  if (options.embeddedJwks) {
+    router.get('/.well-known/jwks.json', send(options.embeddedJwks));
+    router.get('/.well-known/oauth-authorization-server', send(describeIssuer(options)));
+  }
+  return router;
+}

@@ -1,0 +1,17 @@
+/**
+ * The dispatcher's public surface: MCP reaches operations only through these functions
+ * (ARCHITECTURE.md: `src/mcp` never imports `src/api` directly).
+ */
+export { buildToolInput, isListTool, DEFAULT_LIST_LIMIT, type ToolInput } from './tool-input.js';
+export { compileArgumentValidators, type ArgumentValidator } from './tool-arguments.js';
+export {
+  runToolCall,
+  type ConfirmationDecision,
+  type ConfirmStep,
+  type ToolCallDeps,
+  type ToolCallOutcome,
+  type ToolCallRequest,
+} from './tool-call.js';
+export { ApiError } from '../api/errors.js';
+export type { Caller, FileOutput, OperationOutput } from '../api/context.js';
+export type { OperationService, PreparedCall, ExecuteHooks } from '../api/service.js';

@@ -1,0 +1,54 @@
+/**
+ * Tool argument validation: one ajv (2020-12 + formats) validator per tool, compiled once at
+ * start-up, and the mapping of failures to `VALIDATION_ERROR` issues. Does not decide *when*
+ * validation runs relative to authorization — that order belongs to `tool-call.ts`.
+ */
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv, toIssues } from '../api/validation.js';
+import { validationError, type ApiError, type ValidationIssue } from '../api/errors.js';
+import type { ToolDefinition } from '../runtime/types.js';
+
+/** Named list arguments that agents often misplace inside `filters` (seed: Errores). */
+const NAMED_LIST_ARGUMENTS = ['limit', 'cursor', 'sort_by', 'fields'] as const;
+
+export type ArgumentValidator = (args: Readonly<Record<string, unknown>>) => ApiError | null;
+
+/** Compiles every tool's inputSchema once; a schema that fails to compile fails start-up. */
+export function compileArgumentValidators(tools: readonly ToolDefinition[]): ReadonlyMap<string, ArgumentValidator> {
+  const ajv = createAjv();
+  const validators = new Map<string, ArgumentValidator>();
+  for (const tool of tools) {
+    const validate = ajv.compile(tool.inputSchema as object);
+    validators.set(tool.name, createArgumentValidator(validate, hasFiltersArgument(tool)));
+  }
+  return validators;
+}
+
+function hasFiltersArgument(tool: ToolDefinition): boolean {
+  return Object.values(tool.args).some((target) => target.in === 'list' && target.name === 'filters');
+}
+
+function createArgumentValidator(validate: ValidateFunction, checkFilters: boolean): ArgumentValidator {
+  return (args) => {
+    const misplaced = checkFilters ? findMisplacedListArguments(args) : [];
+    if (validate(args) && misplaced.length === 0) return null;
+    const issues = mergeIssues(misplaced, toIssues(validate.errors));
+    return validationError(issues, 'The tool arguments are not valid.');
+  };
+}
+
+/** `limit`, `cursor`, `sort_by` or `fields` inside `filters` get a message that says where they go. */
+function findMisplacedListArguments(args: Readonly<Record<string, unknown>>): ValidationIssue[] {
+  const filters = args['filters'];
+  if (filters === null || typeof filters !== 'object' || Array.isArray(filters)) return [];
+  return NAMED_LIST_ARGUMENTS.filter((name) => Object.hasOwn(filters, name)).map((name) => ({
+    path: `filters.${name}`,
+    message: `${name} is a named argument of the tool; pass it next to filters, not inside it`,
+  }));
+}
+
+/** The specific issue wins over ajv's generic one at the same path. */
+function mergeIssues(first: readonly ValidationIssue[], rest: readonly ValidationIssue[]): ValidationIssue[] {
+  const taken = new Set(first.map((issue) => issue.path));
+  return [...first, ...rest.filter((issue) => !taken.has(issue.path))];
+}

@@ -1,0 +1,108 @@
+/**
+ * Tool arguments → the transport-neutral `OperationInput`, driven only by the generated
+ * `ToolDefinition.args` table. Owns the MCP list vocabulary (`sort_by`, `filters` scalars as
+ * `eq`); validation of the arguments and every authorization check are left to others.
+ */
+import type { ListQuery, OperationInput } from '../api/context.js';
+import type { FilterOperator, ToolDefinition } from '../runtime/types.js';
+
+/** The page size when a list tool is called without `limit` (the REST default too). */
+export const DEFAULT_LIST_LIMIT = 25;
+
+export interface ToolInput {
+  readonly input: OperationInput;
+  /** The `workspace_id` argument, when given (SECURITY.md §3 step 1). */
+  readonly workspaceArgument: string | undefined;
+}
+
+type Filters = Record<string, Partial<Record<FilterOperator, unknown>>>;
+
+/** Whether the tool's operation is a list (it declares any list argument). */
+export function isListTool(tool: ToolDefinition): boolean {
+  return Object.values(tool.args).some((target) => target.in === 'list');
+}
+
+/** Whether the operation takes a body (some argument lands in it). */
+function hasBodyArguments(tool: ToolDefinition): boolean {
+  return Object.values(tool.args).some((target) => target.in === 'body');
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A filter given as a scalar means `eq`; an object already names its operators. */
+function normalizeFilters(value: unknown): Filters {
+  const filters: Filters = {};
+  if (!isPlainObject(value)) return filters;
+  for (const [field, condition] of Object.entries(value)) {
+    filters[field] = isPlainObject(condition) ? (condition as Partial<Record<FilterOperator, unknown>>) : { eq: condition };
+  }
+  return filters;
+}
+
+/** Builds the operation input from already-validated arguments. Unknown arguments are ignored. */
+export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<string, unknown>>): ToolInput {
+  const path: Record<string, string> = {};
+  const query: Record<string, unknown> = {};
+  let body: unknown = hasBodyArguments(tool) ? {} : undefined;
+  let list: { limit: number; cursor?: string; sort?: string; fields?: readonly string[]; filters: Filters } | undefined =
+    isListTool(tool) ? { limit: DEFAULT_LIST_LIMIT, filters: {} } : undefined;
+  let workspaceArgument: string | undefined;
+  let idempotencyKey: string | undefined;
+  for (const [name, value] of Object.entries(args)) {
+    const target = tool.args[name];
+    if (target === undefined || value === undefined) continue;
+    switch (target.in) {
+      case 'workspace':
+        if (typeof value === 'string') workspaceArgument = value;
+        break;
+      case 'path':
+        path[target.name] = String(value);
+        break;
+      case 'query':
+        query[target.name] = value;
+        break;
+      case 'header':
+        // Idempotency-Key is the only header parameter of the API (PLAN: reusable component).
+        if (target.name.toLowerCase() === 'idempotency-key') idempotencyKey = String(value);
+        else query[target.name] = value;
+        break;
+      case 'body':
+        // Target name '' is the whole body (a non-object request schema, codegen/input-schema.ts).
+        if (target.name === '') body = value;
+        else if (body !== null && typeof body === 'object') (body as Record<string, unknown>)[target.name] = value;
+        break;
+      case 'list':
+        list = applyListArgument(list ?? { limit: DEFAULT_LIST_LIMIT, filters: {} }, target.name, value);
+        break;
+    }
+  }
+  const input: OperationInput = {
+    path,
+    query,
+    ...(list ? { list: list as ListQuery } : {}),
+    ...(body !== undefined ? { body } : {}),
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+  };
+  return { input, workspaceArgument };
+}
+
+function applyListArgument(
+  list: { limit: number; cursor?: string; sort?: string; fields?: readonly string[]; filters: Filters },
+  name: 'limit' | 'cursor' | 'sort' | 'fields' | 'filters',
+  value: unknown,
+): typeof list {
+  switch (name) {
+    case 'limit':
+      return { ...list, limit: typeof value === 'number' ? value : Number(value) };
+    case 'cursor':
+      return { ...list, cursor: String(value) };
+    case 'sort':
+      return { ...list, sort: String(value) };
+    case 'fields':
+      return { ...list, fields: Array.isArray(value) ? value.map(String) : [String(value)] };
+    case 'filters':
+      return { ...list, filters: normalizeFilters(value) };
+  }
+}

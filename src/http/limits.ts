@@ -1,0 +1,298 @@
+/**
+ * Every counter-based limit of SECURITY.md §6: the protocol limit per token subject, the
+ * failed-authentication limit per address, and the API budget per person per organization
+ * (read and write, sliding window) that REST and MCP share through OperationService. Counters
+ * live in Redis when `REDIS_URL` is set (all replicas share them), in memory otherwise. This
+ * module decides and throws; rendering the 429/`RATE_LIMITED` is left to each surface.
+ *
+ * Redis failure mode: FAIL OPEN, degraded to per-process memory counters (see `failOver`).
+ */
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { ApiBudget, BudgetDecision } from '../api/service.js';
+import { ApiError } from '../api/errors.js';
+import { HttpError } from './errors.js';
+import type { Metrics, RateLimitKind } from './metrics.js';
+
+export interface Limits {
+  readonly budget: ApiBudget;
+  /** Counts one protocol request of a token subject; over the limit → HttpError 429 + Retry-After. */
+  consumeProtocol(subject: string, channel?: 'mcp' | 'api'): Promise<void>;
+  /** Before verifying a token: HttpError 429 + Retry-After when the address failed too often. */
+  assertAuthAllowed(address: string): Promise<void>;
+  recordAuthFailure(address: string): Promise<void>;
+  /** Readiness of the shared counter store: 'absent' when counters are in memory by configuration. */
+  checkRedis?(): Promise<'up' | 'down' | 'absent'>;
+  close(): Promise<void>;
+}
+
+export interface LimitsOptions {
+  /** Clock in milliseconds; injected by tests of the sliding window. */
+  readonly now?: () => number;
+  /** Prefix of every Redis key; tests use a unique one so runs do not share counters. */
+  readonly keyPrefix?: string;
+  /** Minimum interval between two "Redis unavailable" log lines. */
+  readonly errorLogIntervalMs?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sliding window (approximate, two fixed sub-windows). The budget window W is split at multiples
+// of W; a call at time t in window i is counted against
+//     estimate = prev × (1 − elapsed / W) + cur
+// where prev/cur are the calls counted in windows i−1 and i, and elapsed = t − i·W. A call is
+// allowed when estimate + 1 ≤ limit and only allowed calls are counted (a client that keeps
+// retrying does not push its own reset further away). This is Cloudflare's approximation of a
+// sliding log: O(1) memory per key, never more than `limit` calls in any window of length W
+// when calls are evenly spread in the previous window, and no burst of 2×limit at a boundary as a
+// fixed window allows.
+// ---------------------------------------------------------------------------------------------
+
+export interface WindowCounts {
+  readonly prev: number;
+  readonly cur: number;
+}
+
+export interface WindowPosition {
+  readonly index: number;
+  readonly elapsedMs: number;
+  /** Weight of the previous window's count, 1 − elapsed / W. */
+  readonly prevWeight: number;
+}
+
+export function locateWindow(nowMs: number, windowMs: number): WindowPosition {
+  const index = Math.floor(nowMs / windowMs);
+  const elapsedMs = nowMs - index * windowMs;
+  return { index, elapsedMs, prevWeight: 1 - elapsedMs / windowMs };
+}
+
+/** The one admission rule, mirrored by the Redis script below. */
+export function admits(counts: WindowCounts, prevWeight: number, limit: number): boolean {
+  return counts.prev * prevWeight + counts.cur + 1 <= limit;
+}
+
+/** Milliseconds until one more call would be admitted, given the counts after this call. */
+export function computeRetryMs(counts: WindowCounts, position: WindowPosition, windowMs: number, limit: number): number {
+  if (counts.cur + 1 > limit) {
+    // Only the next window can admit: there, cur becomes prev and decays. Solve cur·(1−e/W)+1 ≤ limit.
+    const e = windowMs * (1 - (limit - 1) / counts.cur);
+    return windowMs - position.elapsedMs + Math.max(0, e);
+  }
+  if (counts.prev === 0) return 0;
+  // Within this window: prev·(1−e/W) + cur + 1 ≤ limit.
+  const e = windowMs * (1 - (limit - counts.cur - 1) / counts.prev);
+  return Math.max(0, e - position.elapsedMs);
+}
+
+export function describeBudget(counts: WindowCounts, position: WindowPosition, windowMs: number, limit: number): BudgetDecision {
+  const used = counts.prev * position.prevWeight + counts.cur;
+  return {
+    limit,
+    remaining: Math.max(0, Math.floor(limit - used)),
+    // When the current sub-window ends, the calls counted so far start to decay.
+    resetSeconds: Math.max(1, Math.ceil((windowMs - position.elapsedMs) / 1000)),
+  };
+}
+
+/** Atomically: admit-and-count one call, returning whether it was admitted and the counts after. */
+interface WindowStore {
+  hit(key: string, position: WindowPosition, limit: number, windowMs: number): Promise<{ admitted: boolean; counts: WindowCounts }>;
+}
+
+class MemoryWindowStore implements WindowStore {
+  private readonly entries = new Map<string, { index: number; prev: number; cur: number }>();
+
+  async hit(key: string, position: WindowPosition, limit: number): Promise<{ admitted: boolean; counts: WindowCounts }> {
+    const entry = this.rollForward(key, position.index);
+    const admitted = admits(entry, position.prevWeight, limit);
+    if (admitted) entry.cur += 1;
+    if (this.entries.size > 50_000) this.sweep(position.index);
+    return { admitted, counts: { prev: entry.prev, cur: entry.cur } };
+  }
+
+  private rollForward(key: string, index: number): { index: number; prev: number; cur: number } {
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { index, prev: 0, cur: 0 };
+      this.entries.set(key, entry);
+    } else if (entry.index !== index) {
+      entry.prev = entry.index === index - 1 ? entry.cur : 0;
+      entry.cur = 0;
+      entry.index = index;
+    }
+    return entry;
+  }
+
+  /** Bounded memory: keys idle for two windows no longer influence any decision. */
+  private sweep(index: number): void {
+    for (const [key, entry] of this.entries) if (entry.index < index - 1) this.entries.delete(key);
+  }
+}
+
+// One hash per budget key, fields = sub-window index. Same rule as `admits` (Lua numbers are
+// doubles; only integers are returned, because Redis truncates Lua numbers in replies).
+const SLIDING_HIT_LUA = `
+local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+local prev = tonumber(redis.call('HGET', KEYS[1], ARGV[2]) or '0')
+local admitted = 0
+if prev * tonumber(ARGV[3]) + cur + 1 <= tonumber(ARGV[4]) then
+  cur = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+  admitted = 1
+end
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if field ~= ARGV[1] and field ~= ARGV[2] then redis.call('HDEL', KEYS[1], field) end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return {admitted, prev, cur}
+`;
+
+class RedisWindowStore implements WindowStore {
+  constructor(private readonly redis: Redis, private readonly prefix: string) {}
+
+  async hit(key: string, position: WindowPosition, limit: number, windowMs: number): Promise<{ admitted: boolean; counts: WindowCounts }> {
+    const reply = (await this.redis.eval(
+      SLIDING_HIT_LUA, 1, `${this.prefix}${key}`,
+      String(position.index), String(position.index - 1), position.prevWeight.toFixed(6), String(limit), String(2 * windowMs),
+    )) as [number, number, number];
+    return { admitted: reply[0] === 1, counts: { prev: Number(reply[1]), cur: Number(reply[2]) } };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redis connection and failure handling
+// ---------------------------------------------------------------------------------------------
+
+function connectRedis(url: string): Redis {
+  // No offline queue and short timeouts: while Redis is down a command fails at once instead of
+  // holding the request, and the limiter fails over to memory (see failOver).
+  return new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    connectTimeout: 1_000,
+    commandTimeout: 500,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (attempt: number) => Math.min(attempt * 250, 2_000),
+  });
+}
+
+/**
+ * Fail open, degraded: when a Redis command fails, the decision is taken by this process's memory
+ * counters, an error line is logged (at most once per interval) and `redis_errors_total` grows.
+ * Each replica then enforces the limits on its own, so the effective limit is at most
+ * limit × replicas until Redis is back — still bounded, and no request fails because of Redis.
+ */
+function createFailOver(logger: Logger, metrics: Metrics, intervalMs: number, now: () => number) {
+  let lastLogged = Number.NEGATIVE_INFINITY;
+  return async function failOver<T>(primary: () => Promise<T>, fallback: () => Promise<T>, what: string): Promise<T> {
+    try {
+      return await primary();
+    } catch (err) {
+      if (err instanceof RateLimiterRes) throw err;
+      metrics.redisErrors.inc();
+      if (now() - lastLogged >= intervalMs) {
+        lastLogged = now();
+        logger.error({ limiter: what, err: err instanceof Error ? err.message : 'unknown' }, 'redis unavailable: limits fail open to per-process counters');
+      }
+      return fallback();
+    }
+  };
+}
+
+function toRetryAfter(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms / 1000)));
+}
+
+export async function createLimits(config: Config, logger: Logger, metrics: Metrics, options: LimitsOptions = {}): Promise<Limits> {
+  const now = options.now ?? Date.now;
+  const prefix = options.keyPrefix ?? 'kf:';
+  const failOver = createFailOver(logger, metrics, options.errorLogIntervalMs ?? 30_000, now);
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
+  if (redis) {
+    // ioredis reports connection trouble as events; the failures are counted where commands fail.
+    redis.on('error', () => undefined);
+    await redis.connect().catch((err: unknown) => {
+      logger.error({ err: err instanceof Error ? err.message : 'unknown' }, 'redis unavailable at start-up: limits fail open to per-process counters');
+    });
+  }
+
+  const buildLimiter = (keyPrefix: string, points: number, duration: number) => {
+    const memory = new RateLimiterMemory({ keyPrefix: `${prefix}${keyPrefix}`, points, duration });
+    const shared: RateLimiterAbstract = redis
+      ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}${keyPrefix}`, points, duration, rejectIfRedisNotReady: true })
+      : memory;
+    return { shared, memory };
+  };
+  const protocol = buildLimiter('protocol', config.protocolRateLimitPerMinute, 60);
+  const authFailures = buildLimiter('authfail', config.authFailureLimitPerMinute, 60);
+
+  const memoryWindows = new MemoryWindowStore();
+  const windows: WindowStore = redis ? new RedisWindowStore(redis, prefix) : memoryWindows;
+  const windowMs = config.apiBudgetWindowSeconds * 1000;
+
+  const reject = (kind: RateLimitKind, channel: string) => metrics.rateLimitRejections.inc({ kind, channel });
+
+  const budget: ApiBudget = {
+    // `channel` is optional so OperationService may pass `caller.channel` for the metric label.
+    async consume(personId: string, organizationId: string, kind: 'read' | 'write', channel: string = 'any'): Promise<BudgetDecision> {
+      const limit = kind === 'read' ? config.apiReadBudget : config.apiWriteBudget;
+      const key = `budget:${kind}:${organizationId}:${personId}`;
+      const position = locateWindow(now(), windowMs);
+      const { admitted, counts } = await failOver(
+        () => windows.hit(key, position, limit, windowMs),
+        () => memoryWindows.hit(key, position, limit),
+        'budget',
+      );
+      if (!admitted) {
+        reject(kind === 'read' ? 'budget_read' : 'budget_write', channel);
+        const retryAfter = Number(toRetryAfter(computeRetryMs(counts, position, windowMs, limit)));
+        throw new ApiError('RATE_LIMITED', 'The API budget for this person in the organization is spent. Retry later.', {
+          retry_after_seconds: retryAfter,
+          limit,
+        });
+      }
+      return describeBudget(counts, position, windowMs, limit);
+    },
+  };
+
+  return {
+    budget,
+    async consumeProtocol(subject, channel = 'mcp') {
+      try {
+        await failOver(() => protocol.shared.consume(subject), () => protocol.memory.consume(subject), 'protocol');
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        reject('protocol', channel);
+        throw new HttpError(429, 'Too many requests. Retry later.', { 'Retry-After': toRetryAfter(err.msBeforeNext) }, 'rate_limited_protocol');
+      }
+    },
+    async assertAuthAllowed(address) {
+      const res = await failOver(() => authFailures.shared.get(address), () => authFailures.memory.get(address), 'auth_failure');
+      if (res && res.consumedPoints >= config.authFailureLimitPerMinute) {
+        reject('auth_failure', 'any');
+        throw new HttpError(429, 'Too many failed authentications. Retry later.', { 'Retry-After': toRetryAfter(res.msBeforeNext) }, 'rate_limited_auth');
+      }
+    },
+    async recordAuthFailure(address) {
+      try {
+        await failOver(() => authFailures.shared.consume(address), () => authFailures.memory.consume(address), 'auth_failure');
+      } catch (err) {
+        // Over the limit already: assertAuthAllowed rejects the next attempt; nothing more to count.
+        if (!(err instanceof RateLimiterRes)) throw err;
+      }
+    },
+    async checkRedis() {
+      if (!redis) return 'absent';
+      try {
+        return (await redis.ping()) === 'PONG' ? 'up' : 'down';
+      } catch {
+        return 'down';
+      }
+    },
+    async close() {
+      if (redis) {
+        await redis.quit().catch(() => redis.disconnect());
+      }
+    },
+  };
+}

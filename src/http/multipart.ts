@@ -1,0 +1,169 @@
+/**
+ * Reads one `multipart/form-data` upload (`file`, optional `title`) from a Koa request, streamed
+ * with a hard cap: reading stops at cap + 1 byte and only the capped file bytes are ever held.
+ * It does not check types, magic bytes or file names (src/api/rules/attachments/ does that in the
+ * upload operation, for REST and MCP alike) and does not render errors (the REST adapter does).
+ */
+import type Koa from 'koa';
+import busboy from 'busboy';
+import type { Readable } from 'node:stream';
+import type { OperationInput } from '../api/context.js';
+import { ApiError, validationError, type ValidationIssue } from '../api/errors.js';
+import { PREPARSED_BODY } from '../api/validation.js';
+import { HttpError } from './errors.js';
+
+export interface MultipartUpload {
+  readonly fileName: string;
+  readonly contentType: string;
+  readonly bytes: Uint8Array;
+  readonly title?: string;
+}
+
+export interface MultipartOptions {
+  /** Largest accepted file, in bytes (issue 7: 10 MB = 10 * 1024 * 1024). */
+  readonly maxFileBytes: number;
+  /** Largest accepted `title` value, in bytes. */
+  readonly maxTitleBytes?: number;
+}
+
+/** Room for boundaries, part headers and the title on top of the file itself. */
+const ENVELOPE_ALLOWANCE_BYTES = 64 * 1024;
+const DEFAULT_MAX_TITLE_BYTES = 4 * 1024;
+
+/**
+ * Parses the request body of a multipart upload. Throws `HttpError(413)` when the file (or the
+ * declared `Content-Length`) is over the cap, `ApiError('VALIDATION_ERROR')` for a malformed
+ * body, a missing `file`, a second file or any field other than `title`.
+ */
+export async function parseMultipartUpload(ctx: Koa.Context, opts: MultipartOptions): Promise<MultipartUpload> {
+  rejectDeclaredOversize(ctx, opts.maxFileBytes);
+  const req = ctx.req;
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: req.headers,
+      limits: {
+        // busboy emits 'limit' when a file reaches exactly this size: cap + 1 means "over the cap".
+        fileSize: opts.maxFileBytes + 1,
+        files: 1,
+        fields: 4,
+        parts: 6,
+        fieldSize: opts.maxTitleBytes ?? DEFAULT_MAX_TITLE_BYTES,
+        fieldNameSize: 100,
+        headerPairs: 20,
+      },
+    });
+  } catch {
+    throw validationError([{ path: 'body', message: 'The body must be multipart/form-data with a boundary.' }]);
+  }
+  return collectUpload(ctx, req, parser);
+}
+
+/** A declared length far beyond what a capped upload can need is refused before reading a byte. */
+function rejectDeclaredOversize(ctx: Koa.Context, maxFileBytes: number): void {
+  const declared = Number(ctx.get('Content-Length') || Number.NaN);
+  if (Number.isFinite(declared) && declared > maxFileBytes + ENVELOPE_ALLOWANCE_BYTES) {
+    throw tooLarge();
+  }
+}
+
+function tooLarge(): HttpError {
+  // Connection: close — the rest of the body is never read, so the socket cannot be reused.
+  return new HttpError(413, 'The file is larger than the upload limit.', { Connection: 'close' }, 'upload_too_large');
+}
+
+function collectUpload(ctx: Koa.Context, req: Readable, parser: busboy.Busboy): Promise<MultipartUpload> {
+  return new Promise<MultipartUpload>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let file: { fileName: string; contentType: string } | undefined;
+    let fileDone = false;
+    let finished = false;
+    let title: string | undefined;
+    const issues: ValidationIssue[] = [];
+    let settled = false;
+
+    const fail = (error: Error): void => {
+      if (settled) return;
+      settled = true;
+      chunks.length = 0;
+      // Stop reading: the unread remainder of the body is abandoned with the connection.
+      req.unpipe(parser);
+      req.pause();
+      ctx.set('Connection', 'close');
+      reject(error);
+    };
+    const maybeResolve = (): void => {
+      if (settled || !finished || (file !== undefined && !fileDone)) return;
+      if (file === undefined) issues.push({ path: 'file', message: 'A file part named "file" is required.' });
+      if (issues.length > 0) return fail(validationError(issues));
+      settled = true;
+      const bytes = Buffer.concat(chunks, received);
+      chunks.length = 0;
+      resolve({ fileName: file!.fileName, contentType: file!.contentType, bytes, ...(title !== undefined ? { title } : {}) });
+    };
+
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file' || file !== undefined) {
+        stream.resume();
+        return fail(validationError([{ path: name === 'file' ? 'file' : name, message: 'Only one file part named "file" is accepted.' }]));
+      }
+      file = { fileName: info.filename ?? '', contentType: info.mimeType };
+      stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        received += chunk.length;
+        chunks.push(chunk);
+      });
+      stream.on('limit', () => fail(tooLarge()));
+      stream.on('error', (error: Error) => fail(malformed(error)));
+      stream.on('end', () => {
+        fileDone = true;
+        maybeResolve();
+      });
+    });
+    parser.on('field', (name, value, info) => {
+      if (name !== 'title') {
+        issues.push({ path: name.slice(0, 100), message: 'Unknown field; only "file" and "title" are accepted.' });
+      } else if (info.valueTruncated) {
+        issues.push({ path: 'title', message: 'The title is too long.' });
+      } else if (title !== undefined) {
+        issues.push({ path: 'title', message: 'The title may appear only once.' });
+      } else {
+        title = value;
+      }
+    });
+    parser.on('filesLimit', () => fail(validationError([{ path: 'file', message: 'Only one file part is accepted.' }])));
+    parser.on('fieldsLimit', () => fail(validationError([{ path: 'body', message: 'Too many fields.' }])));
+    parser.on('partsLimit', () => fail(validationError([{ path: 'body', message: 'Too many parts.' }])));
+    parser.on('error', (error: unknown) => fail(malformed(error)));
+    parser.on('close', () => {
+      finished = true;
+      maybeResolve();
+    });
+    req.on('aborted', () => fail(new HttpError(400, 'The request body was aborted.', {}, 'upload_aborted')));
+    req.on('error', (error: Error) => fail(malformed(error)));
+    req.pipe(parser);
+  });
+}
+
+function malformed(cause: unknown): ApiError {
+  return new ApiError('VALIDATION_ERROR', 'The request is not valid.', {
+    issues: [{ path: 'body', message: 'The multipart body is malformed.' }],
+  }, { cause });
+}
+
+/**
+ * The operation-input pieces of a parsed upload: a body shaped like the JSON form minus
+ * `content_base64` (marked pre-parsed, so it is not checked against the JSON schema), and the
+ * bytes in `upload` — the 10 MB are never re-encoded as base64. attachments.upload runs the
+ * same size/type/magic-byte/name checks on it as on a JSON upload.
+ */
+export function toUploadInput(upload: MultipartUpload): Pick<OperationInput, 'body' | 'upload'> {
+  const body: Record<string | symbol, unknown> = {
+    [PREPARSED_BODY]: true,
+    file_name: upload.fileName,
+    content_type: upload.contentType,
+    ...(upload.title !== undefined ? { title: upload.title } : {}),
+  };
+  return { body, upload: { bytes: upload.bytes } };
+}

@@ -1,0 +1,98 @@
+/**
+ * Turns one /v1 HTTP request into the transport-neutral OperationInput: path params, plain
+ * query params, the ListQuery (`limit`, `cursor`, `sort`, `fields=a,b`, filters `x=v` and
+ * `x[op]=v`), the body (JSON or multipart) and `Idempotency-Key`. Meaning and validation of
+ * the values is the operation service's job; this file only reshapes.
+ */
+import type Koa from 'koa';
+import type { ListQuery, OperationInput } from '../api/context.js';
+import type { RouteDefinition } from '../runtime/types.js';
+import { ApiError, validationError } from '../api/errors.js';
+import { DEFAULT_LIMIT } from '../api/list.js';
+import { parseMultipartUpload, toUploadInput } from './multipart.js';
+import {
+  hasRequestBody, isMultipartContentType, JSON_BODY_LIMIT_BYTES, JSON_UPLOAD_BODY_LIMIT_BYTES, readJsonBody,
+} from './rest-body.js';
+
+export const UPLOAD_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** Query names the transport consumes itself (workspace hint, handled by auth). */
+const TRANSPORT_QUERY = new Set(['workspace_id']);
+const LIST_QUERY = new Set(['limit', 'cursor', 'sort', 'fields']);
+const FILTER_KEY = /^([a-z][a-z0-9_]*)(?:\[([a-z]+)\])?$/;
+
+type Filters = Record<string, Record<string, unknown>>;
+
+function readSingle(name: string, value: string | string[] | undefined): string | undefined {
+  if (Array.isArray(value)) throw validationError([{ path: name, message: 'must be given once' }]);
+  return value;
+}
+
+function parseLimit(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_LIMIT;
+  if (!/^\d{1,4}$/.test(text)) throw validationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }]);
+  return Number(text);
+}
+
+function addFilter(filters: Filters, key: string, value: string): void {
+  const match = FILTER_KEY.exec(key);
+  if (!match) throw new ApiError('BAD_REQUEST', 'Unknown query parameter.');
+  const name = match[1] as string;
+  const operator = match[2] ?? 'eq';
+  const slot = (filters[name] ??= {});
+  if (operator in slot) throw validationError([{ path: key, message: 'must be given once' }]);
+  slot[operator] = operator === 'in' ? value.split(',').map((v) => v.trim()).filter((v) => v !== '') : value;
+}
+
+function buildQuery(ctx: Koa.Context, route: RouteDefinition): { query: Record<string, unknown>; list?: ListQuery } {
+  const plainNames = new Set(route.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+  const query: Record<string, unknown> = {};
+  const filters: Filters = {};
+  for (const [key, raw] of Object.entries(ctx.query)) {
+    if (TRANSPORT_QUERY.has(key) || (route.list && LIST_QUERY.has(key))) continue;
+    const value = readSingle(key, raw);
+    if (value === undefined) continue;
+    if (plainNames.has(key)) query[key] = value;
+    else if (route.list) addFilter(filters, key, value);
+    // Non-list routes ignore query parameters they do not declare (e.g. cache busters).
+  }
+  if (!route.list) return { query };
+  const fieldsText = readSingle('fields', ctx.query['fields']);
+  const cursor = readSingle('cursor', ctx.query['cursor']);
+  const sort = readSingle('sort', ctx.query['sort']);
+  const list: ListQuery = {
+    limit: parseLimit(readSingle('limit', ctx.query['limit'])),
+    ...(cursor !== undefined ? { cursor } : {}),
+    ...(sort !== undefined && sort !== '' ? { sort } : {}),
+    ...(fieldsText !== undefined ? { fields: fieldsText.split(',').map((f) => f.trim()).filter((f) => f !== '') } : {}),
+    filters,
+  };
+  return { query, list };
+}
+
+async function buildBody(ctx: Koa.Context, route: RouteDefinition): Promise<Pick<OperationInput, 'body' | 'upload'>> {
+  const content = route.requestBody?.content;
+  if (!content) return {};
+  const acceptsMultipart = 'multipart/form-data' in content;
+  if (acceptsMultipart && isMultipartContentType(ctx)) {
+    return toUploadInput(await parseMultipartUpload(ctx, { maxFileBytes: UPLOAD_MAX_FILE_BYTES }));
+  }
+  if (!('application/json' in content)) {
+    if (!hasRequestBody(ctx)) return {};
+    throw validationError([{ path: '(body)', message: 'Content-Type must be multipart/form-data' }], 'The request body has the wrong content type.');
+  }
+  const body = await readJsonBody(ctx, acceptsMultipart ? JSON_UPLOAD_BODY_LIMIT_BYTES : JSON_BODY_LIMIT_BYTES);
+  return body === undefined ? {} : { body };
+}
+
+export async function buildOperationInput(ctx: Koa.Context, route: RouteDefinition): Promise<OperationInput> {
+  const params = (ctx as Koa.Context & { params?: Record<string, string> }).params ?? {};
+  const { query, list } = buildQuery(ctx, route);
+  const idempotencyKey = ctx.get('idempotency-key');
+  return {
+    path: { ...params },
+    query,
+    ...(list ? { list } : {}),
+    ...(await buildBody(ctx, route)),
+    ...(idempotencyKey !== '' ? { idempotencyKey } : {}),
+  };
+}

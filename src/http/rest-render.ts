@@ -1,0 +1,114 @@
+/**
+ * Renders /v1 results: success JSON (204 without a body), files (bytes with Content-Type,
+ * Content-Disposition per RFC 6266, Cache-Control: private, no-store) and — in exactly one
+ * place — every error: ApiError → its envelope, HttpError → its status/headers, anything else
+ * → 500 INTERNAL with the cause logged, never a stack.
+ */
+import type Koa from 'koa';
+import type { FileOutput, OperationOutput } from '../api/context.js';
+import { ApiError } from '../api/errors.js';
+import { HttpError } from './errors.js';
+
+/** Types a browser may show in place; everything else downloads (no active content inline). */
+const INLINE_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg']);
+
+/** A quoted-string-safe ASCII fallback: no quotes, backslashes, control or non-ASCII bytes, no paths. */
+export function sanitizeFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const ascii = base.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/["\\;%]/g, '_').replace(/^[.\s]+/, '').trim();
+  return (ascii === '' ? 'download' : ascii).slice(0, 150);
+}
+
+/** RFC 8187 ext-value: UTF-8, percent-encoding everything outside attr-char. */
+function encodeExtValue(value: string): string {
+  return encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+export function buildContentDisposition(contentType: string, fileName: string): string {
+  const disposition = INLINE_TYPES.has(contentType.toLowerCase()) ? 'inline' : 'attachment';
+  const base = (fileName.split(/[\\/]/).pop() ?? '').replace(/[\x00-\x1f\x7f]/g, '').slice(0, 200);
+  const fallback = sanitizeFileName(base);
+  const ext = base === '' ? '' : `; filename*=UTF-8''${encodeExtValue(base)}`;
+  return `${disposition}; filename="${fallback}"${ext}`;
+}
+
+function applyHeaders(ctx: Koa.Context, headers: Readonly<Record<string, string>> | undefined): void {
+  for (const [name, value] of Object.entries(headers ?? {})) ctx.set(name, value);
+}
+
+async function renderFile(ctx: Koa.Context, file: FileOutput): Promise<void> {
+  const bytes = await file.bytes();
+  ctx.status = 200;
+  ctx.set('Content-Type', file.contentType);
+  ctx.set('Content-Disposition', buildContentDisposition(file.contentType, file.fileName));
+  ctx.set('Cache-Control', 'private, no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  ctx.length = bytes.byteLength;
+}
+
+export async function renderOutput(ctx: Koa.Context, output: OperationOutput): Promise<void> {
+  applyHeaders(ctx, output.headers);
+  if (output.file) return renderFile(ctx, output.file);
+  ctx.status = output.status;
+  if (output.status === 204 || output.body === undefined) {
+    ctx.body = null;
+    ctx.status = output.status;
+    return;
+  }
+  ctx.body = output.body;
+}
+
+/** The spec's transport codes (`Error.code`) for rejections that happen before an operation. */
+const HTTP_CODES: Readonly<Record<number, string>> = {
+  400: 'BAD_REQUEST',
+  401: 'unauthorized',
+  403: 'workspace_access_denied',
+  404: 'NOT_FOUND',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'too_many_requests',
+  503: 'service_unavailable',
+};
+
+function renderRateLimited(ctx: Koa.Context, err: ApiError): void {
+  const details = err.details ?? {};
+  const retry = Number(details['retry_after_seconds']);
+  if (Number.isFinite(retry)) {
+    ctx.set('Retry-After', String(Math.max(1, Math.ceil(retry))));
+    ctx.set('RateLimit-Reset', String(Math.max(0, Math.ceil(retry))));
+  }
+  const limit = Number(details['limit']);
+  if (Number.isFinite(limit)) ctx.set('RateLimit-Limit', String(limit));
+  ctx.set('RateLimit-Remaining', '0');
+}
+
+export function renderError(ctx: Koa.Context, err: unknown): void {
+  if (err instanceof ApiError) {
+    if (err.code === 'RATE_LIMITED') renderRateLimited(ctx, err);
+    ctx.status = err.status;
+    ctx.body = err.toEnvelope();
+    return;
+  }
+  if (err instanceof HttpError) {
+    applyHeaders(ctx, err.headers);
+    ctx.status = err.status;
+    ctx.body = err.body ?? { error: { code: HTTP_CODES[err.status] ?? 'http_error', message: err.message } };
+    return;
+  }
+  // Unknown failures: log the cause server-side (never the request values), answer generically.
+  const log = (ctx.state as { log?: { error: (obj: object, msg: string) => void } }).log;
+  log?.error({ err }, 'unhandled error in /v1 operation');
+  ctx.status = 500;
+  ctx.body = { error: { code: 'INTERNAL', message: 'Internal error.' } };
+}
+
+/** Koa middleware: the one place /v1 errors become responses. */
+export const renderRestErrors: Koa.Middleware = async (ctx, next) => {
+  try {
+    await next();
+  } catch (err) {
+    renderError(ctx, err);
+  }
+};

@@ -1,0 +1,40 @@
+/**
+ * One structured log line and the metrics of each `tools/call` (SECURITY.md §7): tool,
+ * workspace, person, token type, status, duration, request id, era. Never tokens, never
+ * argument values.
+ */
+import type { Logger } from 'pino';
+import type { Metrics } from '../http/metrics.js';
+import type { Caller } from '../dispatch/index.js';
+import type { Era } from './versions.js';
+
+export interface ToolCallRecord {
+  readonly tool: string;
+  readonly workspaceId: string | null;
+  readonly caller: Caller;
+  /** `ok`, the ApiError code, `input_required`, `invalid_params` or `internal`. */
+  readonly status: string;
+  readonly startedAt: bigint;
+  readonly requestId: string | undefined;
+  readonly era: Era;
+}
+
+/** `metrics` is optional so the transport works while observability is absent (tests, tools). */
+export function recordToolCall(log: Logger, metrics: Partial<Metrics> | undefined, record: ToolCallRecord): void {
+  const seconds = Number(process.hrtime.bigint() - record.startedAt) / 1e9;
+  log.info({
+    event: 'tools/call',
+    tool: record.tool,
+    workspace: record.workspaceId,
+    person: record.caller.personId,
+    token_type: record.caller.tokenType,
+    status: record.status,
+    duration_ms: Math.round(seconds * 1e6) / 1e3,
+    request_id: record.requestId ?? null,
+    era: record.era.version,
+  }, 'tools/call');
+  // Unknown tool names stay out of the label set (unbounded cardinality).
+  if (record.status === 'invalid_params') return;
+  metrics?.toolCalls?.inc({ tool: record.tool, status: record.status });
+  metrics?.toolCallDuration?.observe({ tool: record.tool, status: record.status }, seconds);
+}

@@ -1,0 +1,95 @@
+/**
+ * The JSON-RPC 2.0 envelope of `/mcp`: the `JsonRpcError` family for protocol faults, the
+ * shape check of one incoming message, and serialization of responses (with pre-serialized
+ * fragments spliced in, so `tools/list` never re-serializes schemas). No HTTP, no eras.
+ */
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+export const RESOURCE_NOT_FOUND = -32002;
+export const HEADER_MISMATCH = -32020;
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+export type JsonRpcId = string | number;
+
+/** A protocol fault; `httpStatus` is the status the transport answers with (200 = in-band). */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly httpStatus = 200,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'JsonRpcError';
+  }
+}
+
+/** A JSON fragment already serialized; `serializeResult` splices it in verbatim. */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
+export type IncomingMessage =
+  | { readonly kind: 'request'; readonly id: JsonRpcId; readonly method: string; readonly params: Readonly<Record<string, unknown>> | undefined }
+  | { readonly kind: 'notification' }
+  | { readonly kind: 'response' };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Classifies a parsed body; throws -32600 (HTTP 400) for anything that is not one JSON-RPC message. */
+export function classifyMessage(body: unknown): IncomingMessage {
+  if (Array.isArray(body)) {
+    // Batching was removed in 2025-06-18; the seeds reject it in every era.
+    throw new JsonRpcError(INVALID_REQUEST, 'Invalid Request: batch requests are not supported', 400);
+  }
+  if (!isPlainObject(body) || body['jsonrpc'] !== '2.0') {
+    throw new JsonRpcError(INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message', 400);
+  }
+  const hasId = Object.hasOwn(body, 'id');
+  if (typeof body['method'] === 'string') {
+    if (!hasId) return { kind: 'notification' };
+    const id = body['id'];
+    if (typeof id !== 'string' && (typeof id !== 'number' || !Number.isFinite(id))) {
+      throw new JsonRpcError(INVALID_REQUEST, 'Invalid Request: id must be a string or a number', 400);
+    }
+    const params = body['params'];
+    if (params !== undefined && !isPlainObject(params)) {
+      throw new JsonRpcError(INVALID_REQUEST, 'Invalid Request: params must be an object', 400, undefined);
+    }
+    return { kind: 'request', id, method: body['method'], params };
+  }
+  if (hasId && (Object.hasOwn(body, 'result') || Object.hasOwn(body, 'error'))) return { kind: 'response' };
+  throw new JsonRpcError(INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message', 400);
+}
+
+/** Reads the id of a message that failed classification, when it has a usable one. */
+export function readMessageId(body: unknown): JsonRpcId | null {
+  if (!isPlainObject(body)) return null;
+  const id = body['id'];
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/** Top-level fields serialized in order; `RawJson` values are spliced in without re-serializing. */
+export function serializeResult(result: Readonly<Record<string, unknown>>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(result)) {
+    if (value === undefined) continue;
+    parts.push(`${JSON.stringify(key)}:${value instanceof RawJson ? value.json : JSON.stringify(value)}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+export function serializeSuccess(id: JsonRpcId, result: Readonly<Record<string, unknown>>): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${serializeResult(result)}}`;
+}
+
+export function serializeError(id: JsonRpcId | null, code: number, message: string, data?: unknown): string {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return JSON.stringify({ jsonrpc: '2.0', id, error });
+}

@@ -1,0 +1,45 @@
+/**
+ * `initialize` and `ping` (2025 era) and `server/discover` (modern era): versions,
+ * capabilities and the instructions. No state is kept: `initialize` only negotiates.
+ */
+import { SERVER_INSTRUCTIONS } from '../instructions.js';
+import { SUPPORTED_VERSIONS, describeServer } from '../versions.js';
+import type { MethodTable } from './types.js';
+
+/** PROTOCOL.md §4: nothing changes during a connection, nothing is pushed. */
+const LEGACY_CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: { subscribe: false, listChanged: false },
+  prompts: { listChanged: false },
+  completions: {},
+} as const;
+
+/** PROTOCOL.md §3: no `listChanged`/`subscribe` in the stateless era. */
+const MODERN_CAPABILITIES = { tools: {}, resources: {}, prompts: {}, completions: {} } as const;
+
+export const lifecycleMethods: MethodTable = {
+  initialize: {
+    eras: 'legacy',
+    callerScoped: false,
+    handle: async ({ era }) => ({
+      protocolVersion: era.version,
+      capabilities: LEGACY_CAPABILITIES,
+      serverInfo: describeServer(era),
+      instructions: SERVER_INSTRUCTIONS,
+    }),
+  },
+  ping: {
+    eras: 'legacy',
+    callerScoped: false,
+    handle: async () => ({}),
+  },
+  'server/discover': {
+    eras: 'modern',
+    callerScoped: true,
+    handle: async () => ({
+      supportedVersions: [...SUPPORTED_VERSIONS],
+      capabilities: MODERN_CAPABILITIES,
+      instructions: SERVER_INSTRUCTIONS,
+    }),
+  },
+};

@@ -1,0 +1,91 @@
+/**
+ * `tools/list` (pre-serialized, per-caller) and `tools/call` (lookup → dispatch → result
+ * mapping → log line). Authorization, argument validation order and execution belong to
+ * `src/dispatch`; confirmation of destructive tools to the injected `confirm` hook.
+ */
+import type { Kysely } from 'kysely';
+import type { Metrics } from '../../http/metrics.js';
+import type { Database } from '../../store/schema.js';
+import { runToolCall, type ArgumentValidator, type OperationService, type ToolCallOutcome } from '../../dispatch/index.js';
+import { recordToolCall } from '../call-log.js';
+import type { ConfirmDestructiveCall } from '../confirmation.js';
+import { INVALID_PARAMS, JsonRpcError } from '../json-rpc.js';
+import type { ToolCatalog } from '../tool-catalog.js';
+import { renderApiError, renderOutput } from '../tool-result.js';
+import type { MethodContext, MethodTable } from './types.js';
+
+export interface ToolMethodDeps {
+  readonly catalog: ToolCatalog;
+  readonly validators: ReadonlyMap<string, ArgumentValidator>;
+  readonly operations: OperationService;
+  readonly db: Kysely<Database>;
+  readonly confirm: ConfirmDestructiveCall;
+  readonly metrics: Partial<Metrics> | undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function createToolMethods(deps: ToolMethodDeps): MethodTable {
+  return {
+    'tools/list': {
+      eras: 'both',
+      callerScoped: true,
+      handle: async ({ caller, era }) => ({ tools: deps.catalog.listTools(caller, era) }),
+    },
+    'tools/call': {
+      eras: 'both',
+      callerScoped: false,
+      handle: (ctx) => callTool(deps, ctx),
+    },
+  };
+}
+
+async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Record<string, unknown>> {
+  const startedAt = process.hrtime.bigint();
+  const record = (tool: string, status: string, workspaceId: string | null): void =>
+    recordToolCall(ctx.log, deps.metrics, { tool, status, workspaceId, startedAt, caller: ctx.caller, requestId: ctx.requestId, era: ctx.era });
+  const name = ctx.params['name'];
+  const args = ctx.params['arguments'] ?? {};
+  const entry = typeof name === 'string' ? deps.catalog.find(name) : undefined;
+  const validate = entry ? deps.validators.get(entry.tool.name) : undefined;
+  if (entry === undefined || validate === undefined || !isPlainObject(args)) {
+    record('(unknown)', 'invalid_params', null);
+    if (typeof name !== 'string') throw new JsonRpcError(INVALID_PARAMS, 'Missing tool name');
+    throw new JsonRpcError(INVALID_PARAMS, entry ? 'Tool arguments must be an object' : 'Unknown tool');
+  }
+  const { tool } = entry;
+  let outcome: ToolCallOutcome;
+  try {
+    outcome = await runToolCall({ operations: deps.operations, db: deps.db }, {
+      tool,
+      args,
+      caller: ctx.caller,
+      connectionWorkspaceId: ctx.connectionWorkspaceId,
+      validate,
+      confirm: (prepared) => deps.confirm({
+        era: ctx.era,
+        clientCapabilities: ctx.era.clientCapabilities,
+        tool,
+        args,
+        params: ctx.params,
+        prepared,
+      }),
+    });
+  } catch (error) {
+    record(tool.name, 'internal', null);
+    throw error;
+  }
+  switch (outcome.kind) {
+    case 'output':
+      record(tool.name, 'ok', outcome.workspaceId);
+      return { ...renderOutput(outcome.output) };
+    case 'error':
+      record(tool.name, outcome.error.code, outcome.workspaceId);
+      return { ...renderApiError(outcome.error) };
+    case 'input_required':
+      record(tool.name, 'input_required', outcome.workspaceId);
+      return { ...outcome.result };
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The method table's vocabulary: what a method handler receives and declares. Era shaping
+ * (`resultType`, `ttlMs`, `_meta`) is applied by `src/mcp/respond.ts`, never by handlers.
+ */
+import type { Logger } from 'pino';
+import type { Caller } from '../../dispatch/index.js';
+import type { Era } from '../versions.js';
+
+export interface MethodContext {
+  readonly era: Era;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly caller: Caller;
+  readonly connectionWorkspaceId: string | undefined;
+  readonly log: Logger;
+  readonly requestId: string | undefined;
+}
+
+export interface MethodDefinition {
+  /** Which eras know the method; elsewhere it is -32601 (PROTOCOL.md §3–4). */
+  readonly eras: 'modern' | 'legacy' | 'both';
+  /** The result depends on the caller's scope and permissions: `ttlMs: 0`, `cacheScope: "private"`. */
+  readonly callerScoped: boolean;
+  handle(ctx: MethodContext): Promise<Record<string, unknown>>;
+}
+
+export type MethodTable = Readonly<Record<string, MethodDefinition>>;

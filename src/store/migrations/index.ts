@@ -1,0 +1,12 @@
+/**
+ * The static list of migrations (one set for SQLite and PostgreSQL). Append only: never edit
+ * a migration that has shipped; add the next numbered file and register it here.
+ */
+import type { Migration } from 'kysely';
+import * as identity from './0001-identity.js';
+import * as finance from './0002-finance.js';
+
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001-identity': identity,
+  '0002-finance': finance,
+};

@@ -1,0 +1,120 @@
+/**
+ * startRestApp: the real services (startTestApp) serving /v1 over real HTTP with real tokens.
+ * When the generated registry is still a stub, the route table is planned from openapi/v1.yaml
+ * in memory (the codegen's own planner) and served by the REST router on a second port.
+ */
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import Koa from 'koa';
+import { startTestApp, type TestApp } from '../../helpers/index.js';
+import { routes as generatedRoutes } from '../../../generated/registry.gen.js';
+import { loadSpec } from '../../../codegen/load-spec.js';
+import { planSpec } from '../../../codegen/plan-spec.js';
+import type { RouteDefinition } from '../../../src/runtime/types.js';
+import type { Config } from '../../../src/config.js';
+import { createOperationService } from '../../../src/api/execute.js';
+import { handlers } from '../../../src/api/operations/index.js';
+import { createRestRouter } from '../../../src/http/rest.js';
+
+export interface RestApp {
+  readonly url: string;
+  readonly app: TestApp;
+  readonly routes: readonly RouteDefinition[];
+  token(person: 'ana' | 'bruno' | 'carla', scope?: string): Promise<string>;
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  readonly token?: string;
+  readonly workspace?: string;
+  readonly body?: unknown;
+  /** Raw body text (sent as is, with `contentType`). */
+  readonly raw?: string;
+  readonly contentType?: string;
+  readonly headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  readonly status: number;
+  readonly headers: Headers;
+  // Response JSON is checked field by field in the tests.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly body: any;
+}
+
+let plannedRoutes: Promise<readonly RouteDefinition[]> | undefined;
+
+export function loadPlannedRoutes(): Promise<readonly RouteDefinition[]> {
+  plannedRoutes ??= loadSpec('openapi/v1.yaml').then((spec) => planSpec(spec).routes);
+  return plannedRoutes;
+}
+
+async function serveOwnRouter(app: TestApp, routes: readonly RouteDefinition[]): Promise<{ url: string; close(): Promise<void> }> {
+  const { services } = app;
+  const operations = createOperationService({ db: services.db, routes, handlers, budget: services.limits.budget });
+  const koa = new Koa();
+  const router = createRestRouter({ operations, routes, auth: services.auth, limits: services.limits });
+  koa.use(router.routes()).use(router.allowedMethods());
+  const server = http.createServer(koa.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+const EMAILS = { ana: 'ana@demo.test', bruno: 'bruno@demo.test', carla: 'carla@demo.test' } as const;
+
+export async function startRestApp(options: { config?: Partial<Config> } = {}): Promise<RestApp> {
+  const app = await startTestApp(options);
+  const routes = generatedRoutes.length > 0 ? generatedRoutes : await loadPlannedRoutes();
+  const own = generatedRoutes.length > 0 ? null : await serveOwnRouter(app, routes);
+  const url = own?.url ?? app.url;
+  const tokens = new Map<string, string>();
+  async function token(person: 'ana' | 'bruno' | 'carla', scope = 'finance.all.write'): Promise<string> {
+    const key = `${person} ${scope}`;
+    let value = tokens.get(key);
+    if (!value) {
+      value = await app.mintToken({ person: EMAILS[person], scope, aud: 'api' });
+      tokens.set(key, value);
+    }
+    return value;
+  }
+  async function call(method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
+    const headers: Record<string, string> = { authorization: `Bearer ${opts.token ?? (await token('ana'))}`, ...opts.headers };
+    if (opts.workspace) headers['x-workspace-id'] = opts.workspace;
+    let body: string | undefined;
+    if (opts.raw !== undefined) {
+      body = opts.raw;
+      if (opts.contentType) headers['content-type'] = opts.contentType;
+    } else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = opts.contentType ?? 'application/json';
+    }
+    const response = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // Non-JSON bodies (files) stay text.
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  }
+  return {
+    url,
+    app,
+    routes,
+    token,
+    call,
+    async close() {
+      await own?.close();
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Test databases: SQLite in memory by default, or a fresh PostgreSQL schema when DATABASE_URL
+ * is set (created here, dropped on close), migrated and seeded with the demo data.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Kysely } from 'kysely';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDatabase } from '../../src/store/db.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { seedDemoData } from '../../src/store/seed/index.js';
+import type { Database } from '../../src/store/schema.js';
+
+export interface TestSchema {
+  /** DATABASE_URL with `search_path` pinned to the fresh schema; null on SQLite. */
+  readonly databaseUrl: string | null;
+  drop(): Promise<void>;
+}
+
+/** Creates an isolated PostgreSQL schema when DATABASE_URL is set; a no-op on SQLite. */
+export async function createTestSchema(): Promise<TestSchema> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return { databaseUrl: null, drop: async () => {} };
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    await client.query(`CREATE SCHEMA ${schema}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    databaseUrl: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      try {
+        await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export function buildTestConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({}),
+    host: '127.0.0.1',
+    dataDir: ':memory:',
+    logLevel: 'silent',
+    confirmationKey: randomBytes(32).toString('base64url'),
+    redisUrl: process.env.REDIS_URL || null,
+    // High by default so unrelated tests never trip them; limit tests override.
+    authFailureLimitPerMinute: 1_000_000,
+    protocolRateLimitPerMinute: 1_000_000,
+    apiReadBudget: 10_000_000,
+    apiWriteBudget: 10_000_000,
+    shutdownGraceMs: 1_000,
+    ...overrides,
+  };
+}
+
+export interface TestDatabase {
+  readonly db: Kysely<Database>;
+  readonly dialect: 'sqlite' | 'postgres';
+  close(): Promise<void>;
+}
+
+/** A migrated database with the demo identity (and finance seed) on the dialect under test. */
+export async function openTestDatabase(options: { seed?: boolean } = {}): Promise<TestDatabase> {
+  const schema = await createTestSchema();
+  const store = await openDatabase(buildTestConfig({ databaseUrl: schema.databaseUrl }));
+  await migrateToLatest(store.db);
+  if (options.seed ?? true) await seedDemoData(store.db);
+  return {
+    db: store.db,
+    dialect: store.dialect,
+    async close() {
+      await store.close();
+      await schema.drop();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * startTestApp: the real app (createServices + createApp + listenGracefully) on a free
+ * loopback port, with a temporary data dir (SQLite) or a fresh PostgreSQL schema when
+ * DATABASE_URL is set, the embedded Account, and demo data. Everyone's HTTP tests use it.
+ */
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import type { Config } from '../../src/config.js';
+import { createServices, type Services } from '../../src/bootstrap.js';
+import { createApp } from '../../src/app.js';
+import { listenGracefully } from '../../src/http/server.js';
+import type { MintTokenOptions } from '../../src/auth/index.js';
+import { buildTestConfig, createTestSchema } from './database.js';
+
+export interface TestApp {
+  /** `http://127.0.0.1:<port>` (also the app's publicUrl, so iss/aud/resource match). */
+  readonly url: string;
+  readonly services: Services;
+  /** Mints a token with the embedded Account (person = email; defaults: finance.all, personal, aud mcp, 1 h). */
+  mintToken(options: MintTokenOptions): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface StartTestAppOptions {
+  readonly config?: Partial<Config>;
+}
+
+function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startTestApp(options: StartTestAppOptions = {}): Promise<TestApp> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kobana-test-'));
+  const schema = await createTestSchema();
+  const port = await findFreePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = buildTestConfig({ port, publicUrl: url, dataDir, databaseUrl: schema.databaseUrl, ...options.config });
+  const logger = pino({ level: config.logLevel });
+  const cleanup = async () => {
+    await schema.drop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  };
+  let services: Services;
+  try {
+    services = await createServices(config, logger);
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+  const server = await listenGracefully(createApp(services), services, { port: config.port, host: config.host });
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    services,
+    async mintToken(mint) {
+      if (!services.auth.mintToken) throw new Error('mintToken needs the embedded Account (ACCOUNT_ISSUER unset).');
+      return services.auth.mintToken(mint);
+    },
+    close() {
+      closed ??= server.shutdown().then(cleanup);
+      return closed;
+    },
+  };
+}
