@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -63,32 +63,50 @@ export function buildSyntheticSpec(operations: number): Record<string, unknown> 
   };
 }
 
-function timeCli(spec: string, out: string): { ms: number; ok: boolean; summary: string } {
+function timeCli(spec: string, out: string, extra: string[] = []): { ms: number; ok: boolean; summary: string } {
   const started = performance.now();
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'codegen/cli.ts', '--spec', spec, '--out', out], { encoding: 'utf8' });
-  return { ms: performance.now() - started, ok: run.status === 0, summary: (run.stdout || run.stderr).trim() };
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'codegen/cli.ts', '--spec', spec, '--out', out, ...extra], { encoding: 'utf8' });
+  return { ms: performance.now() - started, ok: run.status === 0, summary: (run.stdout || run.stderr).trim().split('\n')[0] ?? '' };
 }
 
-function main(): void {
+/** In-process generate(): wall and CPU (user+system) time, without process start-up. */
+async function timeInProcess(spec: string, typeCheck: boolean): Promise<{ wallMs: number; cpuMs: number }> {
+  const { generate } = await import('../codegen/generate.js');
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await generate(spec, { typeCheck });
+  const used = process.cpuUsage(cpu);
+  return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+async function main(): Promise<void> {
   const { values } = parseArgs({ options: { operations: { type: 'string', default: '2000' } } });
-  const OPERATIONS = Number(values.operations);
+  const operations = Number(values.operations);
   const dir = mkdtempSync(path.join(tmpdir(), 'kobana-codegen-bench-'));
   try {
-    const rows: string[][] = [];
-    if (existsSync('openapi/v1.yaml')) {
-      const ours = timeCli('openapi/v1.yaml', path.join(dir, 'ours'));
-      rows.push(['openapi/v1.yaml', ours.ok ? 'ok' : 'FAILED', `${(ours.ms / 1000).toFixed(2)} s`, ours.summary]);
-    }
     const synthetic = path.join(dir, 'synthetic.yaml');
-    writeFileSync(synthetic, stringify(buildSyntheticSpec(OPERATIONS)));
-    const big = timeCli(synthetic, path.join(dir, 'synthetic-out'));
-    rows.push([`synthetic (${OPERATIONS} ops)`, big.ok ? 'ok' : 'FAILED', `${(big.ms / 1000).toFixed(2)} s`, big.summary]);
-    console.log('| spec | result | wall time (CLI process, incl. tsx start-up) | output |');
-    console.log('|---|---|---|---|');
-    for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+    writeFileSync(synthetic, stringify(buildSyntheticSpec(operations)));
+    const specs: Array<[string, string]> = [];
+    if (existsSync('openapi/v1.yaml')) specs.push(['openapi/v1.yaml', 'openapi/v1.yaml']);
+    specs.push([`synthetic, ${operations} operations`, synthetic]);
+    // Warm the module cache (ts-morph, swagger-parser) so in-process rows measure generation only.
+    await timeInProcess(specs[0]![1], false);
+    console.log(`load average before: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (${cpus().length} CPUs, Node ${process.version})`);
+    console.log('| spec | type-check | `npm run generate` wall (incl. start-up) | in-process wall | in-process CPU | output |');
+    console.log('|---|---|---|---|---|---|');
+    for (const [label, spec] of specs) {
+      for (const typeCheck of [true, false]) {
+        const cli = timeCli(spec, path.join(dir, `out-${typeCheck}`), typeCheck ? [] : ['--no-type-check']);
+        const inProcess = await timeInProcess(spec, typeCheck);
+        console.log(`| ${label} | ${typeCheck ? 'on' : 'off'} | ${cli.ok ? seconds(cli.ms) : 'FAILED'} | ${seconds(inProcess.wallMs)} | ${seconds(inProcess.cpuMs)} | ${cli.summary.replace(/ into \S+/, '').replace(/\|/g, '/')} |`);
+      }
+    }
+    console.log(`load average after: ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

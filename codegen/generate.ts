@@ -16,6 +16,6 @@ export interface GenerateResult {
 export async function generate(specFile: string, options: { typeCheck?: boolean } = {}): Promise<GenerateResult> {
   const spec = await loadSpec(specFile);
   const plan = planSpec(spec);
-  const files = formatAndCheck(renderPlan(plan), { typeCheck: options.typeCheck ?? true, specFile: spec.file });
+  const files = await formatAndCheck(renderPlan(plan), { typeCheck: options.typeCheck ?? true, specFile: spec.file });
   return { plan, files };
 }

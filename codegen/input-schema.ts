@@ -84,8 +84,9 @@ function addListArguments(collector: ArgumentCollector, list: ListParameters): v
 
 function describeSort(sort: ParameterModel): string {
   const base = sort.description ?? 'Sort order.';
-  const fallback = sort.schema.default !== undefined ? ` Default: ${String(sort.schema.default)}.` : '';
-  return `${base} A leading "-" sorts descending.${base.includes('Default') ? '' : fallback}`;
+  const direction = /descend/i.test(base) ? '' : ' A leading "-" sorts descending.';
+  const fallback = sort.schema.default !== undefined && !/default/i.test(base) ? ` Default: ${String(sort.schema.default)}.` : '';
+  return base + direction + fallback;
 }
 
 /**

@@ -9,9 +9,9 @@ type Schema = Record<string, unknown>;
 
 /** Keywords copied verbatim (the rest — x-*, xml, discriminator, externalDocs, $id… — is dropped). */
 const PLAIN_KEYWORDS = [
-  'title', 'description', 'type', 'enum', 'const', 'default', 'examples', 'format', 'pattern',
-  'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'required', 'deprecated',
+  'title', 'description', 'type', 'format', 'enum', 'const', 'pattern', 'minLength', 'maxLength',
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems',
+  'uniqueItems', 'minProperties', 'maxProperties', 'required', 'default', 'examples', 'deprecated',
   'readOnly', 'writeOnly', 'contentEncoding', 'contentMediaType', 'dependentRequired',
 ] as const;
 
@@ -116,7 +116,7 @@ function completeTypes(out: Schema): Schema {
   if (out.type === undefined) out.type = inferType(out);
   const types = Array.isArray(out.type) ? out.type : [out.type];
   if (types.includes('array') && out.items === undefined && out.prefixItems === undefined) {
-    out.items = { ...ANY_VALUE_SCHEMA };
+    out.items = { type: [...ANY_SCALAR_OR_OBJECT] };
   }
   return out;
 }

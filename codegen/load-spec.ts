@@ -25,8 +25,8 @@ const REMOTE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /** Loads, validates and dereferences `file`; throws CodegenError naming the file and pointer. */
 export async function loadSpec(file: string): Promise<LoadedSpec> {
-  const display = file.split(path.sep).join('/');
   const absolute = path.resolve(file);
+  const display = displayPath(absolute);
   let bytes: Buffer;
   try {
     bytes = readFileSync(absolute);
@@ -42,6 +42,13 @@ export async function loadSpec(file: string): Promise<LoadedSpec> {
   }
   const document = await validateDocument(absolute, raw, display);
   return { file: display, sha256, openapi: version.startsWith('3.0') ? '3.0' : '3.1', document };
+}
+
+/** Relative to the working directory when inside it (so `./openapi/v1.yaml` and `openapi/v1.yaml` agree). */
+function displayPath(absolute: string): string {
+  const relative = path.relative(process.cwd(), absolute);
+  const shown = relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : absolute;
+  return shown.split(path.sep).join('/');
 }
 
 function parseDocument(text: string, display: string): object {
@@ -98,7 +105,7 @@ function toCodegenError(error: unknown, display: string): CodegenError {
   if (error instanceof CodegenError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const details = (error as { details?: Array<{ instancePath?: string; message?: string }> }).details;
-  if (/REMOTE_REF|Unable to resolve \$ref pointer "[a-z][a-z0-9+.-]*:\/\//i.test(message)) {
+  if (/REMOTE_REF|(Unable to resolve \$ref pointer|Error reading file) "[a-z][a-z0-9+.-]*:\/\//i.test(message)) {
     return new CodegenError('REMOTE_REF', display, '#', 'remote $ref in a referenced file is not allowed: only local files are read');
   }
   if (details && details[0]) {

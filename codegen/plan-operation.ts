@@ -79,7 +79,7 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
   return {
     file: ctx.file,
     pointer,
-    title: summary || description.split('\n')[0] || operationId,
+    title: summary || description.split('\n')[0] || declaredOperationId || `${method} ${path}`,
     description: description || summary || `${method} ${path}`,
     declaredOperationId,
     ref: {

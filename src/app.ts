@@ -9,6 +9,7 @@ import { requestObservability } from './http/observability.js';
 import { createHealthRouter } from './http/health.js';
 import { createRestRouter } from './http/rest.js';
 import { createMcpRouter } from './mcp/router.js';
+import { createFinanceProviders } from './resources/index.js';
 import { routes, tools, resourceTemplates } from '../generated/registry.gen.js';
 
 export function createApp(services: Services): Koa {
@@ -29,6 +30,7 @@ export function createApp(services: Services): Koa {
     auth: services.auth,
     limits: services.limits,
     db: services.db,
+    ...createFinanceProviders({ operations: services.operations, db: services.db, tools, resourceTemplates }),
   });
   app.use(mcp.routes());
   return app;

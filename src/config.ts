@@ -15,6 +15,10 @@ export interface Config {
   readonly databaseUrl: string | null;
   /** null → in-memory counters. */
   readonly redisUrl: string | null;
+  /** Prefix of every Redis key, so environments (or test runs) can share one Redis. */
+  readonly redisKeyPrefix: string;
+  /** /readyz answers 503 while a configured Redis is unreachable (false: reported, not failing). */
+  readonly readinessRequiresRedis: boolean;
   /** External Account; both null → the embedded Account. */
   readonly accountIssuer: string | null;
   readonly accountJwksUrl: string | null;
@@ -78,6 +82,13 @@ function readBool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, 'must be true or false');
 }
 
+function readRedisKeyPrefix(env: Env): string {
+  const raw = env.REDIS_KEY_PREFIX;
+  if (raw === undefined || raw === '') return 'kobana-finance:';
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw)) throw new ConfigError('REDIS_KEY_PREFIX', 'must be 1-64 characters of letters, digits, ".", "_", ":" or "-"');
+  return raw;
+}
+
 export function loadConfig(env: Env, cwd = '.'): Config {
   const port = readInt(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -106,6 +117,8 @@ export function loadConfig(env: Env, cwd = '.'): Config {
     dataDir: path.resolve(cwd, env.DATA_DIR || './data'),
     databaseUrl,
     redisUrl,
+    redisKeyPrefix: readRedisKeyPrefix(env),
+    readinessRequiresRedis: readBool(env, 'READINESS_REQUIRES_REDIS', true),
     accountIssuer,
     accountJwksUrl,
     allowedOrigins: origins,

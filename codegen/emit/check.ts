@@ -4,23 +4,37 @@
  * build instead of the app. Writing to disk is write.ts's job.
  */
 import { readFileSync } from 'node:fs';
-import { Project, ts } from 'ts-morph';
+import type { ts as TypeScript } from 'ts-morph';
 import { CodegenError } from '../errors.js';
 
 const ROOT = '/project';
 const OUT = `${ROOT}/generated`;
 const TYPES_PATH = `${ROOT}/src/runtime/types.ts`;
-const FORMAT_SETTINGS: ts.FormatCodeSettings = {
-  ...ts.getDefaultFormatCodeSettings('\n'),
-  indentSize: 2,
-  tabSize: 2,
-  convertTabsToSpaces: true,
-};
+const MINIMAL_LIB_PATH = `${ROOT}/minimal-lib.d.ts`;
+/**
+ * Generated modules are data (object and array literals) typed by src/runtime/types.ts, which uses
+ * no library types; the standard lib would cost more to load than all the checking. Arrays keep a
+ * typed index signature so element types are still checked (`readonly FilterOperator[]`).
+ */
+const MINIMAL_LIB = [
+  'interface Array<T> { length: number; [n: number]: T }',
+  'interface ReadonlyArray<T> { readonly length: number; readonly [n: number]: T }',
+  'interface Boolean {}', 'interface Function {}', 'interface CallableFunction {}', 'interface NewableFunction {}',
+  'interface IArguments {}', 'interface Number {}', 'interface Object {}', 'interface RegExp {}', 'interface String {}',
+].join('\n');
+
+type TsMorph = typeof import('ts-morph');
+
+/** ts-morph bundles a whole TypeScript compiler; loaded only when there is output to check. */
+async function loadTsMorph(): Promise<TsMorph> {
+  return import('ts-morph');
+}
 
 /** Formats every file; type-checks them too unless `typeCheck` is false. Returns path → formatted text. */
-export function formatAndCheck(files: ReadonlyMap<string, string>, options: { typeCheck: boolean; specFile: string }): Map<string, string> {
-  const formatted = formatFiles(files);
-  if (options.typeCheck) assertTypeChecks(formatted, options.specFile);
+export async function formatAndCheck(files: ReadonlyMap<string, string>, options: { typeCheck: boolean; specFile: string }): Promise<Map<string, string>> {
+  const morph = await loadTsMorph();
+  const formatted = formatFiles(morph, files);
+  if (options.typeCheck) assertTypeChecks(morph, formatted, options.specFile);
   return formatted;
 }
 
@@ -28,12 +42,13 @@ export function formatAndCheck(files: ReadonlyMap<string, string>, options: { ty
  * Formatting needs only syntax trees, so a syntactic-mode language service is used: ts-morph's
  * per-file `formatText()` re-wraps every node and took minutes on a 2,000-operation spec.
  */
-export function formatFiles(files: ReadonlyMap<string, string>): Map<string, string> {
+export function formatFiles({ ts }: TsMorph, files: ReadonlyMap<string, string>): Map<string, string> {
+  const settings: TypeScript.FormatCodeSettings = { ...ts.getDefaultFormatCodeSettings('\n'), indentSize: 2, tabSize: 2, convertTabsToSpaces: true };
   const texts = new Map<string, string>();
   for (const [relative, text] of files) texts.set(`${OUT}/${relative}`, text.endsWith('\n') ? text : text + '\n');
-  const host: ts.LanguageServiceHost = {
+  const host: TypeScript.LanguageServiceHost = {
     getCompilationSettings: () => ({}),
-    getScriptFileNames: () => [...texts.keys()],
+    getScriptFileNames: () => [],
     getScriptVersion: () => '1',
     getScriptSnapshot: (name) => {
       const text = texts.get(name);
@@ -49,14 +64,14 @@ export function formatFiles(files: ReadonlyMap<string, string>): Map<string, str
   for (const relative of files.keys()) {
     const name = `${OUT}/${relative}`;
     const text = texts.get(name) ?? '';
-    formatted.set(relative, applyEdits(text, service.getFormattingEditsForDocument(name, FORMAT_SETTINGS)));
+    formatted.set(relative, applyEdits(text, service.getFormattingEditsForDocument(name, settings)));
   }
   service.dispose();
   return formatted;
 }
 
 /** Applies non-overlapping text edits, last first so earlier offsets stay valid. */
-function applyEdits(text: string, edits: readonly ts.TextChange[]): string {
+function applyEdits(text: string, edits: readonly TypeScript.TextChange[]): string {
   let result = text;
   for (const edit of [...edits].sort((a, b) => b.span.start - a.span.start)) {
     result = result.slice(0, edit.span.start) + edit.newText + result.slice(edit.span.start + edit.span.length);
@@ -65,7 +80,7 @@ function applyEdits(text: string, edits: readonly ts.TextChange[]): string {
 }
 
 /** Compiles the output in memory against the real runtime types; any diagnostic fails the build. */
-export function assertTypeChecks(files: ReadonlyMap<string, string>, specFile: string): void {
+export function assertTypeChecks({ Project, ts }: TsMorph, files: ReadonlyMap<string, string>, specFile: string): void {
   const project = new Project({
     useInMemoryFileSystem: true,
     compilerOptions: {
@@ -78,11 +93,12 @@ export function assertTypeChecks(files: ReadonlyMap<string, string>, specFile: s
       isolatedModules: true,
       skipLibCheck: true,
       noEmit: true,
-      lib: ['lib.es2022.d.ts'],
+      noLib: true,
       types: [],
     },
   });
   project.getFileSystem().writeFileSync(`${ROOT}/package.json`, '{"type":"module"}');
+  project.createSourceFile(MINIMAL_LIB_PATH, MINIMAL_LIB);
   project.createSourceFile(TYPES_PATH, readFileSync(new URL('../../src/runtime/types.ts', import.meta.url), 'utf8'));
   for (const [relative, text] of files) project.createSourceFile(`${OUT}/${relative}`, text, { overwrite: true });
   const diagnostics = project.getPreEmitDiagnostics();

@@ -3,6 +3,7 @@
  * of SECURITY.md §4 in order — membership → scope → permission → workspace → arguments →
  * Seguridad → API budget → hooks → (transaction: idempotency → operation) — and nothing
  * else; transports map requests/responses, operation modules hold the business rules.
+ * Constraint violations that escape an operation become CONFLICT, never a 500.
  *
  *   createOperationService({db, routes, handlers, budget?, now?}): OperationService
  */
@@ -16,7 +17,8 @@ import { assertMembership, assertPermission, assertScope, canReach, resolveWorks
 import { compileRouteValidator, type ArgumentsValidator } from './validation.js';
 import { assertNotBlocked } from './seguridad.js';
 import { findReplay, hashRequest, storeResponse, type IdempotencyScope } from './idempotency.js';
-import { isUniqueViolation } from './records.js';
+import { isForeignKeyViolation, isUniqueViolation } from './records.js';
+import { ApiError } from './errors.js';
 
 export interface OperationServiceDeps {
   readonly db: Kysely<Database>;
@@ -31,6 +33,8 @@ interface CompiledOperation {
   readonly route: RouteDefinition;
   readonly validate: ArgumentsValidator;
   readonly handler: OperationHandler | undefined;
+  /** Whether the route declares the Idempotency-Key header (creates and money-moving POSTs). */
+  readonly idempotent: boolean;
 }
 
 function indexRoutes(deps: OperationServiceDeps): Map<string, CompiledOperation> {
@@ -41,6 +45,7 @@ function indexRoutes(deps: OperationServiceDeps): Map<string, CompiledOperation>
       route,
       validate: compileRouteValidator(route),
       handler: deps.handlers[route.operation.operationId],
+      idempotent: route.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key'),
     });
   }
   return byId;
@@ -70,8 +75,9 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
 
   async function runWrite(prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest): Promise<OperationOutput> {
     const { operation, caller, workspaceId, input } = prepared;
-    const route = operations.get(operation.operationId)?.route;
-    const scope: IdempotencyScope | null = input.idempotencyKey && workspaceId
+    const compiled = operations.get(operation.operationId);
+    const route = compiled?.route;
+    const scope: IdempotencyScope | null = input.idempotencyKey && workspaceId && compiled?.idempotent
       ? { workspaceId, personId: caller.personId, key: input.idempotencyKey, operationId: operation.operationId }
       : null;
     const hash = scope ? hashRequest(operation.operationId, input) : '';
@@ -95,6 +101,11 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
         const replay = await findReplay(deps.db, scope, hash, now());
         if (replay) return replay;
       }
+      // A race the operation's own checks could not see (two creates of one unique name): the
+      // database constraint decided, and the caller gets CONFLICT rather than a 500.
+      if (isUniqueViolation(err) || isForeignKeyViolation(err)) {
+        throw new ApiError('CONFLICT', 'The request conflicts with the current state of a record.', undefined, { cause: err });
+      }
       throw err;
     }
   }
@@ -103,7 +114,6 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const compiled = operations.get(request.operationId);
     if (!compiled) throw new Error(`Unknown operationId: ${request.operationId}`);
     const { route, validate, handler } = compiled;
-    if (!handler) throw new Error(`No handler for operationId: ${request.operationId}`);
     const operation = route.operation;
     const { caller } = request;
 
@@ -116,6 +126,8 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const decision = await deps.budget?.consume(caller.personId, caller.organizationId, operation.method === 'GET' ? 'read' : 'write');
     const headers = rateLimitHeaders(decision);
 
+    // A route without a handler is a deployment bug; it still gets every check above first.
+    if (!handler) throw new Error(`No handler for operationId: ${request.operationId}`);
     const prepared: PreparedCall = { operation, caller, workspaceId, input: request.input };
     await request.hooks?.beforeExecute?.(prepared);
     if (operation.method === 'GET') {

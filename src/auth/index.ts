@@ -22,6 +22,9 @@ import { createWellKnownRouter, PROTECTED_RESOURCE_PATH } from './well-known.js'
 import { loadCaller } from './caller.js';
 import { createMinter, type MintTokenOptions } from './mint.js';
 import type { ChallengeUrls } from './challenge.js';
+import { buildAudiences } from './audiences.js';
+
+export { buildAudiences } from './audiences.js';
 
 export type { MintTokenOptions } from './mint.js';
 export type { AuthLimits, AuthState } from './bearer.js';
@@ -47,11 +50,6 @@ export interface AuthOptions {
   readonly jwksCooldownMs?: number;
   readonly jwksMaxAgeMs?: number;
   readonly revocationTtlMs?: number;
-}
-
-/** The `aud` values: a token for one surface is refused at the other. */
-export function buildAudiences(publicUrl: string): Record<Audience, string> {
-  return { mcp: `${publicUrl}/mcp`, api: `${publicUrl}/v1` };
 }
 
 export async function createAuth(config: Config, db: Kysely<Database>, logger: Logger, metrics: Metrics, options: AuthOptions = {}): Promise<AuthModule> {

@@ -1,8 +1,8 @@
 /**
- * Runs one `tools/call` in-process: argument validation in the order of SECURITY.md §4
- * (membership → scope → permission → workspace → arguments → … → confirmation → endpoint),
- * then `OperationService.execute` with channel `mcp`. Knows nothing of JSON-RPC or eras: the
- * confirmation step is a callback the MCP layer supplies, and results go back as data.
+ * Runs one `tools/call` in-process through `OperationService.execute` (channel `mcp` comes with
+ * the caller), keeping the order of SECURITY.md §4: membership → scope → permission →
+ * workspace → arguments → Seguridad → budget → confirmation → endpoint. Knows nothing of
+ * JSON-RPC or eras: confirmation is a callback the MCP layer supplies; results come back as data.
  */
 import type { Kysely } from 'kysely';
 import { ApiError } from '../api/errors.js';
@@ -27,7 +27,7 @@ export interface ToolCallRequest {
   readonly caller: Caller;
   readonly connectionWorkspaceId: string | undefined;
   readonly validate: ArgumentValidator;
-  /** Called for destructive tools only, after every authorization check passed. */
+  /** Called for destructive tools only, after every check of `execute` passed (its `beforeExecute`). */
   readonly confirm: ConfirmStep;
 }
 
@@ -41,6 +41,13 @@ export interface ToolCallDeps {
   readonly db: Kysely<Database>;
 }
 
+/** Carries an `input_required` result out of `beforeExecute` (nothing was written). */
+class InputRequired extends Error {
+  constructor(readonly result: Readonly<Record<string, unknown>>) {
+    super('input required');
+  }
+}
+
 /** Runs the call; ApiErrors become an `error` outcome, anything else propagates (→ -32603). */
 export async function runToolCall(deps: ToolCallDeps, request: ToolCallRequest): Promise<ToolCallOutcome> {
   let workspaceId: string | null = null;
@@ -52,29 +59,46 @@ export async function runToolCall(deps: ToolCallDeps, request: ToolCallRequest):
       argument: workspaceArgument ?? readWorkspaceArgument(request.args),
       connectionDefault: request.connectionWorkspaceId,
     };
-    const destructive = tool.annotations.destructiveHint;
-    let hooks: ExecuteHooks | undefined;
-    if (invalid || destructive) {
-      // Authorization codes win over argument errors (SECURITY.md §4), and a confirmation is
-      // only asked for a call the person could actually run.
+    if (invalid) {
+      // Authorization codes win over argument errors (SECURITY.md §4 order).
       workspaceId = await checkAuthorization(deps.db, caller, tool, hint);
-      if (invalid) throw invalid;
-      const decision = await request.confirm({ operation: tool.operation, caller, workspaceId, input });
-      if (decision.kind === 'input_required') return { kind: 'input_required', result: decision.result, workspaceId };
-      hooks = decision.hooks;
+      throw invalid;
     }
     const output = await deps.operations.execute({
       operationId: tool.operation.operationId,
       caller,
       workspace: hint,
       input,
-      hooks: recordWorkspace(hooks, (id) => { workspaceId = id; }),
+      hooks: buildHooks(tool.annotations.destructiveHint ? request.confirm : undefined, (id) => { workspaceId = id; }),
     });
     return { kind: 'output', output, workspaceId };
   } catch (error) {
+    if (error instanceof InputRequired) return { kind: 'input_required', result: error.result, workspaceId };
     if (error instanceof ApiError) return { kind: 'error', error, workspaceId };
     throw error;
   }
+}
+
+/**
+ * `execute` runs membership → scope → permission → workspace → arguments → Seguridad → budget,
+ * then `beforeExecute`: the confirmation of a destructive tool is asked there, so it is only
+ * asked for a call that passed every check (PROTOCOL.md §6), and asked again on the resend.
+ */
+function buildHooks(confirm: ConfirmStep | undefined, recordWorkspace: (id: string | null) => void): ExecuteHooks {
+  let confirmed: ExecuteHooks | undefined;
+  return {
+    beforeExecute: async (prepared) => {
+      recordWorkspace(prepared.workspaceId);
+      if (confirm === undefined) return;
+      const decision = await confirm(prepared);
+      if (decision.kind === 'input_required') throw new InputRequired(decision.result);
+      confirmed = decision.hooks;
+      await confirmed?.beforeExecute?.(prepared);
+    },
+    inTransaction: async (trx, prepared) => {
+      await confirmed?.inTransaction?.(trx, prepared);
+    },
+  };
 }
 
 /** The pre-checks `execute` also runs, in the same order; returns the resolved workspace. */
@@ -89,15 +113,4 @@ async function checkAuthorization(db: Kysely<Database>, caller: Caller, tool: To
 function readWorkspaceArgument(args: Readonly<Record<string, unknown>>): string | undefined {
   const value = args['workspace_id'];
   return typeof value === 'string' ? value : undefined;
-}
-
-/** Wraps `beforeExecute` so the log line can name the workspace `execute` resolved. */
-function recordWorkspace(hooks: ExecuteHooks | undefined, record: (id: string | null) => void): ExecuteHooks {
-  return {
-    ...hooks,
-    beforeExecute: async (prepared) => {
-      record(prepared.workspaceId);
-      await hooks?.beforeExecute?.(prepared);
-    },
-  };
 }

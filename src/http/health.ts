@@ -58,7 +58,9 @@ export function createHealthRouter(services: HealthServices): Router {
   router.get('/readyz', async function reportReady(ctx) {
     const checks = await checkReadiness(services);
     ctx.set('Cache-Control', 'no-store');
-    if (Object.values(checks).every((state) => state === 'ok')) {
+    // Limits fail open without Redis; READINESS_REQUIRES_REDIS=false keeps the replica in rotation then.
+    const required = Object.entries(checks).filter(([name]) => name !== 'redis' || services.config.readinessRequiresRedis);
+    if (required.every(([, state]) => state === 'ok')) {
       ctx.body = { status: 'ready', checks };
       return;
     }

@@ -31,7 +31,7 @@ export interface Limits {
 export interface LimitsOptions {
   /** Clock in milliseconds; injected by tests of the sliding window. */
   readonly now?: () => number;
-  /** Prefix of every Redis key; tests use a unique one so runs do not share counters. */
+  /** Prefix of every Redis key (default `config.redisKeyPrefix`). */
   readonly keyPrefix?: string;
   /** Minimum interval between two "Redis unavailable" log lines. */
   readonly errorLogIntervalMs?: number;
@@ -205,7 +205,7 @@ function toRetryAfter(ms: number): string {
 
 export async function createLimits(config: Config, logger: Logger, metrics: Metrics, options: LimitsOptions = {}): Promise<Limits> {
   const now = options.now ?? Date.now;
-  const prefix = options.keyPrefix ?? 'kf:';
+  const prefix = options.keyPrefix ?? config.redisKeyPrefix;
   const failOver = createFailOver(logger, metrics, options.errorLogIntervalMs ?? 30_000, now);
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
   if (redis) {

@@ -42,6 +42,8 @@ export async function parseMultipartUpload(ctx: Koa.Context, opts: MultipartOpti
   try {
     parser = busboy({
       headers: req.headers,
+      // Browsers send UTF-8 file names in `filename="…"`; busboy's default would read them as latin1.
+      defParamCharset: 'utf8',
       limits: {
         // busboy emits 'limit' when a file reaches exactly this size: cap + 1 means "over the cap".
         fileSize: opts.maxFileBytes + 1,
@@ -87,9 +89,12 @@ function collectUpload(ctx: Koa.Context, req: Readable, parser: busboy.Busboy): 
       if (settled) return;
       settled = true;
       chunks.length = 0;
-      // Stop reading: the unread remainder of the body is abandoned with the connection.
+      // Stop parsing and buffering. The rest of the body is discarded (never held) only until
+      // the error response is flushed; `Connection: close` then makes Node destroy the socket.
+      // Discarding instead of pausing lets a client that is still sending read the response
+      // instead of a connection reset in the common small-overflow case.
       req.unpipe(parser);
-      req.pause();
+      req.resume();
       ctx.set('Connection', 'close');
       reject(error);
     };

@@ -22,6 +22,8 @@ export interface ToolCallRecord {
 /** `metrics` is optional so the transport works while observability is absent (tests, tools). */
 export function recordToolCall(log: Logger, metrics: Partial<Metrics> | undefined, record: ToolCallRecord): void {
   const seconds = Number(process.hrtime.bigint() - record.startedAt) / 1e9;
+  // The request's child logger already carries request_id (http/observability); do not repeat the key.
+  const boundRequestId = log.bindings()['request_id'] !== undefined;
   log.info({
     event: 'tools/call',
     tool: record.tool,
@@ -30,7 +32,7 @@ export function recordToolCall(log: Logger, metrics: Partial<Metrics> | undefine
     token_type: record.caller.tokenType,
     status: record.status,
     duration_ms: Math.round(seconds * 1e6) / 1e3,
-    request_id: record.requestId ?? null,
+    ...(boundRequestId ? {} : { request_id: record.requestId ?? null }),
     era: record.era.version,
   }, 'tools/call');
   // Unknown tool names stay out of the label set (unbounded cardinality).

@@ -16,7 +16,7 @@ export interface ConfirmationRequest {
   readonly args: Readonly<Record<string, unknown>>;
   /** The full `tools/call` params (carries `inputResponses` and `requestState` on a resend). */
   readonly params: Readonly<Record<string, unknown>>;
-  /** The call after every authorization check: operation, caller, resolved workspace, input. */
+  /** The call after every check of `execute` (membership … Seguridad, budget): operation, caller, resolved workspace, input. */
   readonly prepared: PreparedCall;
 }
 

@@ -95,7 +95,7 @@ async function dispatchRequest(
       caller: state.caller,
       connectionWorkspaceId: state.connectionWorkspaceId,
       log,
-      requestId: state.requestId ?? (ctx.response.get('x-request-id') || undefined),
+      requestId: state.requestId ?? (ctx.response.get('request-id') || undefined),
     });
   } catch (error) {
     if (error instanceof JsonRpcError) throw error;

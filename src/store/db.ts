@@ -45,9 +45,23 @@ export function resolveSqlitePath(dataDir: string): string {
   return path.join(dataDir, 'kobana.sqlite');
 }
 
+/** better-sqlite3 is a native module: a Node other than the one it was built for cannot load it. */
+function createSqliteConnection(file: string): SqliteDatabase.Database {
+  try {
+    return new SqliteDatabase(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_DLOPEN_FAILED') throw err;
+    throw new Error(
+      `better-sqlite3 was built for another Node.js version than this one (${process.version}). ` +
+        'Run with the Node.js it was installed with, or rebuild it (npm rebuild better-sqlite3).',
+      { cause: err },
+    );
+  }
+}
+
 function openSqlite(dataDir: string): OpenedDatabase {
   const file = resolveSqlitePath(dataDir);
-  const database = new SqliteDatabase(file);
+  const database = createSqliteConnection(file);
   if (file !== ':memory:') database.pragma('journal_mode = WAL');
   database.pragma('foreign_keys = ON');
   // Another process (npm run token) may hold the write lock for a moment.

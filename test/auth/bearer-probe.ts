@@ -8,7 +8,7 @@ import Koa from 'koa';
 import { HttpError } from '../../src/http/errors.js';
 import type { AuthState } from '../../src/auth/index.js';
 import type { Audience } from '../../src/auth/types.js';
-import type { TestApp } from '../helpers/index.js';
+import type { AuthLimits, AuthModule } from '../../src/auth/index.js';
 
 export interface Probe {
   readonly url: string;
@@ -17,7 +17,7 @@ export interface Probe {
 
 const CODES: Record<number, string> = { 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 429: 'rate_limited', 503: 'unavailable' };
 
-export async function startProbe(app: Pick<TestApp, 'services'>, audience: Audience): Promise<Probe> {
+export async function startProbe(auth: Pick<AuthModule, 'bearer'>, audience: Audience, limits: AuthLimits): Promise<Probe> {
   const koa = new Koa();
   koa.use(async (ctx, next) => {
     try {
@@ -29,7 +29,7 @@ export async function startProbe(app: Pick<TestApp, 'services'>, audience: Audie
       ctx.body = { error: { code: CODES[err.status] ?? 'error', message: err.message } };
     }
   });
-  koa.use(app.services.auth.bearer(audience, app.services.limits));
+  koa.use(auth.bearer(audience, limits));
   koa.use((ctx) => {
     const state = ctx.state as AuthState;
     ctx.body = {

@@ -7,6 +7,7 @@ import { buildDefaultClaims, craftToken, craftUnsignedToken, loadTestAppKey, rea
 import type { AccountKey } from '../../src/auth/account-key.js';
 import { READ_SCOPES } from '../../src/auth/scopes.js';
 import { startProbe, type Probe } from './bearer-probe.js';
+import { createLimits, type Limits } from '../../src/http/limits.js';
 
 export function expectedChallenge(app: TestApp, audience: 'mcp' | 'api', error?: string): string {
   const metadata = `${app.url}/.well-known/oauth-protected-resource${audience === 'api' ? '/v1' : ''}`;
@@ -31,8 +32,8 @@ describe('auth.bearer(audience, limits)', () => {
 
   before(async () => {
     app = await startTestApp();
-    mcp = await startProbe(app, 'mcp');
-    api = await startProbe(app, 'api');
+    mcp = await startProbe(app.services.auth, 'mcp', app.services.limits);
+    api = await startProbe(app.services.auth, 'api', app.services.limits);
     key = await loadTestAppKey(app);
   });
   after(async () => {
@@ -265,7 +266,7 @@ describe('auth.bearer() for deleted subjects', () => {
   let probe: Probe;
   before(async () => {
     app = await startTestApp();
-    probe = await startProbe(app, 'mcp');
+    probe = await startProbe(app.services.auth, 'mcp', app.services.limits);
   });
   after(async () => {
     await probe?.close();
@@ -293,13 +294,17 @@ describe('auth.bearer() for deleted subjects', () => {
 
 describe('auth.bearer() failed-authentication throttle', () => {
   let app: TestApp;
+  let limits: Limits;
   let probe: Probe;
   before(async () => {
     app = await startTestApp({ config: { authFailureLimitPerMinute: 3 } });
-    probe = await startProbe(app, 'mcp');
+    // Own key prefix: with REDIS_URL every test app shares the default prefix, hence the counters.
+    limits = await createLimits(app.services.config, app.services.logger, app.services.metrics, { keyPrefix: `test-${randomUUID()}:` });
+    probe = await startProbe(app.services.auth, 'mcp', limits);
   });
   after(async () => {
     await probe?.close();
+    await limits?.close();
     await app?.close();
   });
 

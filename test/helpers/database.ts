@@ -73,8 +73,14 @@ export interface TestDatabase {
 export async function openTestDatabase(options: { seed?: boolean } = {}): Promise<TestDatabase> {
   const schema = await createTestSchema();
   const store = await openDatabase(buildTestConfig({ databaseUrl: schema.databaseUrl }));
-  await migrateToLatest(store.db);
-  if (options.seed ?? true) await seedDemoData(store.db);
+  try {
+    await migrateToLatest(store.db);
+    if (options.seed ?? true) await seedDemoData(store.db);
+  } catch (err) {
+    await store.close();
+    await schema.drop();
+    throw err;
+  }
   return {
     db: store.db,
     dialect: store.dialect,

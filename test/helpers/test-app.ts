@@ -58,7 +58,14 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     await cleanup();
     throw err;
   }
-  const server = await listenGracefully(createApp(services), services, { port: config.port, host: config.host });
+  let server: Awaited<ReturnType<typeof listenGracefully>>;
+  try {
+    server = await listenGracefully(createApp(services), services, { port: config.port, host: config.host });
+  } catch (err) {
+    await services.close();
+    await cleanup();
+    throw err;
+  }
   let closed: Promise<void> | undefined;
   return {
     url,

@@ -10,6 +10,7 @@ import { createMetrics } from '../../src/http/metrics.js';
 import { createLimits } from '../../src/http/limits.js';
 import { requestObservability } from '../../src/http/observability.js';
 import { createHealthRouter, matchesMetricsToken, type HealthServices } from '../../src/http/health.js';
+import { startTestApp } from '../helpers/index.js';
 
 interface Harness {
   url: string;
@@ -191,4 +192,32 @@ describe('matchesMetricsToken()', () => {
       expect(matchesMetricsToken(given, 's3')).to.equal(want);
     });
   }
+});
+
+describe('GET /readyz with READINESS_REQUIRES_REDIS=false', () => {
+  it('reports an unreachable Redis but stays ready (the limits fail open)', async () => {
+    const app = await startHealthApp({ redisUrl: 'redis://127.0.0.1:1', readinessRequiresRedis: false });
+    try {
+      const res = await fetch(`${app.url}/readyz`);
+      expect(res.status).to.equal(200);
+      expect(await res.json()).to.deep.equal({ status: 'ready', checks: { database: 'ok', redis: 'unavailable' } });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('health endpoints of the real app (SQLite, or PostgreSQL when DATABASE_URL is set)', () => {
+  it('answers /healthz and /readyz with 200, and hides /metrics without METRICS_TOKEN', async () => {
+    const app = await startTestApp({ config: { metricsToken: null } });
+    try {
+      expect((await fetch(`${app.url}/healthz`)).status).to.equal(200);
+      const ready = await fetch(`${app.url}/readyz`);
+      expect(ready.status).to.equal(200);
+      expect(((await ready.json()) as { checks: Record<string, string> }).checks.database).to.equal('ok');
+      expect((await fetch(`${app.url}/metrics`)).status).to.equal(404);
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamable-http.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DEMO } from '../../src/store/seed/ids.js';
 import { ALL_READ, startTestApp, type TestApp } from './support/app.js';
 
@@ -33,10 +33,11 @@ function fetchAskingVersion(version: string): typeof fetch {
   };
 }
 
-async function connectLegacy(url: string, token: string, version: string): Promise<ScenarioClient> {
+/** `version` undefined: the SDK's own offer (its latest, 2025-11-25), which the server answers with 2025-06-18. */
+async function connectLegacy(url: string, token: string, version: string | undefined): Promise<ScenarioClient> {
   const transport = new LegacyTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    fetch: fetchAskingVersion(version),
+    ...(version ? { fetch: fetchAskingVersion(version) } : {}),
   });
   const client = new LegacyClient({ name: 'kobana-test-v1', version: '1.0.0' });
   await client.connect(transport);
@@ -85,6 +86,7 @@ const configurations: { name: string; era: string; connect: (url: string, token:
   { name: '@modelcontextprotocol/client v2 pinned to 2026-07-28', era: '2026-07-28', connect: (u, t) => connectModern(u, t, { pin: '2026-07-28' }) },
   { name: '@modelcontextprotocol/client v2 in auto mode', era: '2026-07-28', connect: (u, t) => connectModern(u, t, 'auto') },
   { name: '@modelcontextprotocol/sdk v1 at 2025-06-18', era: '2025-06-18', connect: (u, t) => connectLegacy(u, t, '2025-06-18') },
+  { name: '@modelcontextprotocol/sdk v1 offering its latest (2025-11-25)', era: '2025-06-18', connect: (u, t) => connectLegacy(u, t, undefined) },
   { name: '@modelcontextprotocol/sdk v1 at 2025-03-26', era: '2025-03-26', connect: (u, t) => connectLegacy(u, t, '2025-03-26') },
 ];
 

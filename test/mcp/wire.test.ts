@@ -2,6 +2,7 @@
  * The wire contract of POST /mcp, one row per rule of PROTOCOL.md §1–5 and the seed's error
  * tables, through the real app on loopback with real tokens.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { ALL_READ, startTestApp, type TestApp } from './support/app.js';
 import { MODERN, base64Sentinel, modernMeta, modernRequest, postMcp, readResponse, sendRaw, type WireResponse } from './support/wire.js';
@@ -245,7 +246,8 @@ describe('POST /mcp (wire contract)', function () {
 describe('POST /mcp protocol rate limit', function () {
   let app: TestApp;
   before(async function () {
-    app = await startTestApp({ config: { protocolRateLimitPerMinute: 2 } });
+    // A fresh Redis key prefix (when REDIS_URL is set), so earlier runs' counters do not count.
+    app = await startTestApp({ config: { protocolRateLimitPerMinute: 2, redisKeyPrefix: `kobana-test-${randomUUID()}:` } });
   });
   after(async () => app?.close());
 

@@ -9,10 +9,11 @@ import type { Selectable } from 'kysely';
 import type { ListSpec } from '../../runtime/types.js';
 import type { AttachmentLinksTable, AttachmentsTable } from '../../store/schema.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
-import type { FileOutput, OperationContext, OperationHandler, OperationInput, OperationOutput } from '../context.js';
+import type { FileOutput, OperationContext, OperationHandler } from '../context.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { listRecords, readListSpec, type AnySelect } from '../list.js';
 import { requireWorkspace, translateConstraintError } from '../records.js';
+import { deleteBlobIfUnused, loadBlob, storeBlob } from '../rules/attachments/blob-store.js';
 import { checkUploadInput } from '../rules/attachments/upload-input.js';
 
 type AttachmentRow = Selectable<AttachmentsTable>;
@@ -74,21 +75,6 @@ async function renderOne(ctx: OperationContext, row: AttachmentRow): Promise<Rec
 
 // ---- upload -----------------------------------------------------------------------------
 
-/** Stores the bytes once per workspace; a concurrent upload of the same bytes is a no-op. */
-async function storeBlob(ctx: OperationContext, sha256: string, bytes: Uint8Array): Promise<void> {
-  const workspaceId = requireWorkspace(ctx);
-  const existing = await ctx.db.selectFrom('blobs').select('sha256')
-    .where('workspace_id', '=', workspaceId).where('sha256', '=', sha256)
-    .executeTakeFirst();
-  if (existing) return;
-  // better-sqlite3 binds Buffers only; wrapping shares the memory instead of copying 10 MB.
-  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  await ctx.db.insertInto('blobs')
-    .values({ workspace_id: workspaceId, sha256, size: bytes.byteLength, bytes: buffer, created_at: ctx.now().toISOString() })
-    .onConflict((oc) => oc.columns(['workspace_id', 'sha256']).doNothing())
-    .execute();
-}
-
 const upload: OperationHandler = async (ctx, input) => {
   const workspaceId = requireWorkspace(ctx);
   const file = checkUploadInput(input);
@@ -98,7 +84,7 @@ const upload: OperationHandler = async (ctx, input) => {
     content_type: file.contentType, size: file.bytes.byteLength, ...insertAudit(ctx),
   };
   // The metadata row first, then the blob: a concurrent delete of the last other reference
-  // then sees this row and keeps the blob (see deleteBlobIfUnused).
+  // then sees this row and keeps the blob (see blob-store.ts lockBlob).
   await ctx.db.insertInto('attachments').values(row).execute();
   await storeBlob(ctx, sha256, file.bytes);
   await recordActivity(ctx, { operation: 'attachments.upload', resource: 'attachments', recordId: row.id });
@@ -160,9 +146,7 @@ const get: OperationHandler = async (ctx, input) => {
 };
 
 const download: OperationHandler = async (ctx, input) => {
-  const workspaceId = requireWorkspace(ctx);
   const row = await findAttachment(ctx, input.path['id']);
-  const db = ctx.db;
   const file: FileOutput = {
     contentType: row.content_type,
     size: Number(row.size),
@@ -170,12 +154,11 @@ const download: OperationHandler = async (ctx, input) => {
     sha256: row.sha256,
     downloadPath: buildDownloadPath(row.id),
     // Loaded only when a transport streams it: MCP never reads the bytes (issue 7).
+    // GET operations run on the root handle (not a finished transaction), so it is still usable.
     bytes: async () => {
-      const blob = await db.selectFrom('blobs').select('bytes')
-        .where('workspace_id', '=', workspaceId).where('sha256', '=', row.sha256)
-        .executeTakeFirst();
-      if (!blob) throw notFound(LABEL);
-      return blob.bytes;
+      const bytes = await loadBlob(ctx, row.sha256);
+      if (!bytes) throw notFound(LABEL);
+      return bytes;
     },
   };
   return {
@@ -265,17 +248,6 @@ const unlink: OperationHandler = async (ctx, input) => {
 
 // ---- delete -----------------------------------------------------------------------------
 
-/** Drops the bytes when no other attachment of the workspace refers to them. */
-async function deleteBlobIfUnused(ctx: OperationContext, sha256: string): Promise<void> {
-  const workspaceId = requireWorkspace(ctx);
-  await ctx.db.deleteFrom('blobs')
-    .where('workspace_id', '=', workspaceId).where('sha256', '=', sha256)
-    .where(({ not, exists, selectFrom }) => not(exists(
-      selectFrom('attachments').select('id').where('workspace_id', '=', workspaceId).where('sha256', '=', sha256),
-    )))
-    .execute();
-}
-
 const remove: OperationHandler = async (ctx, input) => {
   const workspaceId = requireWorkspace(ctx);
   const attachment = await findAttachment(ctx, input.path['id']);
@@ -289,7 +261,7 @@ const remove: OperationHandler = async (ctx, input) => {
   return { status: 204 };
 };
 
-export const handlers: Record<string, (ctx: OperationContext, input: OperationInput) => Promise<OperationOutput>> = {
+export const handlers: Record<string, OperationHandler> = {
   'attachments.list': list,
   'attachments.get': get,
   'attachments.upload': upload,

@@ -59,8 +59,9 @@ export async function callRest(
   method: string,
   path: string,
   body?: unknown,
+  extraHeaders: Record<string, string> = {},
 ): Promise<RestReply> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'x-workspace-id': workspaceId };
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'x-workspace-id': workspaceId, ...extraHeaders };
   let payload: BodyInit | undefined;
   if (body instanceof FormData) payload = body;
   else if (body !== undefined) {

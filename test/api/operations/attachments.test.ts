@@ -105,6 +105,35 @@ describe('/v1/attachments', function () {
     });
   });
 
+  describe('POST /v1/attachments with Idempotency-Key', () => {
+    it('replays a JSON upload instead of storing it twice', async () => {
+      const body = { file_name: 'retry.pdf', content_type: 'application/pdf', content_base64: buildSmallPdf('retry').toString('base64') };
+      const first = await callRest(app.url, token, MATRIZ, 'POST', '/v1/attachments', body, { 'idempotency-key': 'att-retry-1' });
+      const again = await callRest(app.url, token, MATRIZ, 'POST', '/v1/attachments', body, { 'idempotency-key': 'att-retry-1' });
+      expect(first.status).to.equal(201);
+      expect(again.status).to.equal(201);
+      expect(again.json.id).to.equal(first.json.id);
+    });
+
+    it('refuses the same key with other file bytes in a multipart upload', async () => {
+      const key = { 'idempotency-key': 'att-retry-2' };
+      const first = await callRest(app.url, token, MATRIZ, 'POST', '/v1/attachments', buildForm(buildSmallPdf('one'), 'same.pdf', 'application/pdf'), key);
+      const other = await callRest(app.url, token, MATRIZ, 'POST', '/v1/attachments', buildForm(buildSmallPdf('two'), 'same.pdf', 'application/pdf'), key);
+      expect(first.status).to.equal(201);
+      expect(other.status).to.equal(409);
+      expect(other.json.error.code).to.equal('CONFLICT');
+    });
+  });
+
+  describe('permissions', () => {
+    it('refuses an upload by a member without attachments.manage', async () => {
+      const bruno = await app.mintToken({ person: DEMO.emails.bruno, scope: 'finance.attachments.write', type: 'personal', aud: 'api' });
+      const reply = await callRest(app.url, bruno, MATRIZ, 'POST', '/v1/attachments', buildForm(buildSmallPdf('bruno'), 'b.pdf', 'application/pdf'));
+      expect(reply.status).to.equal(403);
+      expect(reply.json.error.code).to.equal('insufficient_permission');
+    });
+  });
+
   describe('GET /v1/attachments/{id}/download', () => {
     it('streams the bytes with their type, length, disposition and no-store caching', async () => {
       const pdf = buildSmallPdf('download');

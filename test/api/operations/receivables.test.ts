@@ -1,0 +1,3 @@
+import { describeTitleRest } from '../rules/title-rest-suite.js';
+
+describeTitleRest({ resource: 'receivables', settledStatus: 'received', transactionType: 'credit' });

@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { findMissingScopes, grantsScope, parseScopes, ALL_SCOPES, READ_SCOPES } from '../../src/auth/scopes.js';
+
+describe('grantsScope(granted, required)', () => {
+  const table: { given: string; required: string; want: boolean }[] = [
+    { given: 'finance.payables', required: 'finance.payables', want: true },
+    { given: 'finance.payables.write', required: 'finance.payables', want: true },
+    { given: 'finance.payables.write', required: 'finance.payables.write', want: true },
+    { given: 'finance.payables', required: 'finance.payables.write', want: false },
+    { given: 'finance.receivables', required: 'finance.payables', want: false },
+    { given: 'finance.receivables.write', required: 'finance.payables.write', want: false },
+    { given: 'finance.all', required: 'finance.payables', want: true },
+    { given: 'finance.all', required: 'finance.security', want: true },
+    { given: 'finance.all', required: 'finance.payables.write', want: false },
+    { given: 'finance.all', required: 'finance.money.write', want: false },
+    { given: 'finance.all.write', required: 'finance.payables.write', want: true },
+    { given: 'finance.all.write', required: 'finance.money.write', want: true },
+    { given: 'finance.all.write', required: 'finance.activity', want: true },
+    { given: 'finance.money.write', required: 'finance.money.write', want: true },
+    { given: 'finance.money.write', required: 'finance.payables', want: false },
+    { given: 'finance.payables.write', required: 'finance.money.write', want: false },
+    { given: '', required: 'finance.payables', want: false },
+    { given: 'finance.payablesx', required: 'finance.payables', want: false },
+  ];
+  for (const { given, required, want } of table) {
+    it(`${want ? 'grants' : 'refuses'} ${required} given "${given}"`, () => {
+      expect(grantsScope(parseScopes(given), required)).to.equal(want);
+    });
+  }
+});
+
+describe('findMissingScopes(granted, required)', () => {
+  it('names the money scope a settle lacks with only resource write access', () => {
+    expect(findMissingScopes(parseScopes('finance.payables.write'), ['finance.payables.write', 'finance.money.write']))
+      .to.deep.equal(['finance.money.write']);
+  });
+
+  it('finds nothing missing when resource write and money write are granted', () => {
+    expect(findMissingScopes(parseScopes('finance.payables.write finance.money.write'), ['finance.payables.write', 'finance.money.write']))
+      .to.deep.equal([]);
+  });
+});
+
+describe('parseScopes(claim)', () => {
+  it('splits on spaces and drops empty entries', () => {
+    expect([...parseScopes('  finance.all   finance.money.write ')]).to.deep.equal(['finance.all', 'finance.money.write']);
+  });
+});
+
+describe('scope catalogue', () => {
+  it('lists only read scopes in READ_SCOPES and every read scope in ALL_SCOPES', () => {
+    expect(READ_SCOPES.every((s) => !s.endsWith('.write'))).to.equal(true);
+    expect(READ_SCOPES.every((s) => ALL_SCOPES.includes(s))).to.equal(true);
+    expect(ALL_SCOPES).to.include.members(['finance.all.write', 'finance.money.write', 'finance.payables.write']);
+  });
+});

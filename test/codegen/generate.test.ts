@@ -1,0 +1,278 @@
+/**
+ * generate() in process over the fixture specs: Kobana conventions (filters, body flattening,
+ * annotations, routes), generic OpenAPI 3.0/3.1 documents, template injection and bad specs.
+ */
+import { expect } from 'chai';
+import { rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CodegenError } from '../../codegen/errors.js';
+import { generate } from '../../codegen/generate.js';
+import { writeOutput } from '../../codegen/emit/write.js';
+import { assertTypeChecks } from '../../codegen/emit/check.js';
+import type { ToolDefinition } from '../../src/runtime/types.js';
+import { FIXTURES, makeTempDir, MINI_SPEC, readYaml, walkSchema, writeSpec, type Doc } from './support.js';
+
+type Schema = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions dig into generated JSON
+
+const toolOf = (tools: readonly ToolDefinition[], name: string): ToolDefinition => {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return tool;
+};
+
+async function expectCodegenError(file: string, code: CodegenError['code'], pointer: string | RegExp, message?: RegExp): Promise<void> {
+  try {
+    await generate(file, { typeCheck: false });
+  } catch (error) {
+    expect(error).to.be.instanceOf(CodegenError);
+    const failure = error as CodegenError;
+    expect(failure.code, failure.message).to.equal(code);
+    expect(failure.file).to.match(new RegExp(`${path.basename(file).replace('.', '\\.')}$`));
+    if (typeof pointer === 'string') expect(failure.pointer).to.equal(pointer);
+    else expect(failure.pointer).to.match(pointer);
+    expect(failure.message.startsWith(`${failure.file}${failure.pointer}: `)).to.equal(true);
+    if (message) expect(failure.message).to.match(message);
+    return;
+  }
+  expect.fail(`expected ${code}`);
+}
+
+describe('generate() on the Kobana fixture spec', function () {
+  this.timeout(60_000);
+  let result: Awaited<ReturnType<typeof generate>>;
+  before(async () => { result = await generate(MINI_SPEC); });
+
+  it('plans a tool per operation except x-mcp exclude, and a route for every operation', () => {
+    expect(result.plan.tools.map((t) => t.name)).to.deep.equal([
+      'finance_attachments_upload', 'finance_payables_cancel', 'finance_payables_create', 'finance_payables_delete',
+      'finance_payables_get', 'finance_payables_list', 'finance_payables_settle', 'finance_payables_update',
+      'finance_transfers_create', 'finance_workspaces_list',
+    ]);
+    expect(result.plan.routes).to.have.length(12);
+    expect(result.plan.routes.filter((r) => r.mcpExcluded).map((r) => r.operation.operationId)).to.deep.equal(['security_settings.get', 'security_settings.update']);
+  });
+
+  it('builds filters: the scalar for eq-only, otherwise the scalar or an operator object', () => {
+    const filters = (toolOf(result.plan.tools, 'finance_payables_list').inputSchema as Schema).properties.filters;
+    expect(filters.additionalProperties).to.equal(false);
+    expect(filters.properties.company_id).to.deep.equal({ type: 'string', format: 'uuid', description: 'Operators: eq.' });
+    const status = filters.properties.status;
+    expect(status.type).to.deep.equal(['string', 'object']);
+    expect(status.anyOf[0]).to.deep.equal({ type: 'string', enum: ['pending', 'paid', 'cancelled'] });
+    expect(status.anyOf[1]).to.deep.equal({
+      type: 'object', additionalProperties: false, minProperties: 1,
+      properties: {
+        eq: { type: 'string', enum: ['pending', 'paid', 'cancelled'] },
+        in: { type: 'array', items: { type: 'string', enum: ['pending', 'paid', 'cancelled'] }, minItems: 1 },
+      },
+    });
+    expect(Object.keys(filters.properties.due_date.anyOf[1].properties)).to.deep.equal(['eq', 'gte', 'gt', 'lte', 'lt']);
+  });
+
+  it('derives the ListSpec from the list parameters', () => {
+    const route = result.plan.routes.find((r) => r.operation.operationId === 'payables.list');
+    expect(route?.list?.sortFields).to.deep.equal(['due_date', 'amount']);
+    expect(route?.list?.defaultSort).to.equal('-due_date');
+    expect(route?.list?.fields).to.deep.equal(['id', 'description', 'amount', 'due_date', 'status']);
+    expect(route?.list?.filters.due_date).to.deep.equal({ operators: ['eq', 'gte', 'gt', 'lte', 'lt'], schema: { type: 'string', format: 'date' } });
+    expect(route?.parameters).to.deep.equal([]);
+    const workspaces = toolOf(result.plan.tools, 'finance_workspaces_list');
+    expect(Object.keys(workspaces.args)).to.deep.equal(['limit', 'cursor']);
+    expect(workspaces.operation.workspaceScoped).to.equal(false);
+  });
+
+  it('flattens the JSON body, maps headers to snake_case and keeps the route\'s content types json first', () => {
+    const upload = toolOf(result.plan.tools, 'finance_attachments_upload');
+    expect(upload.args).to.deep.include({ idempotency_key: { in: 'header', name: 'Idempotency-Key' }, file_name: { in: 'body', name: 'file_name' } });
+    expect((upload.inputSchema as Schema).required).to.deep.equal(['file_name', 'content_type', 'content_base64']);
+    const route = result.plan.routes.find((r) => r.operation.operationId === 'attachments.upload');
+    expect(Object.keys(route?.requestBody?.content ?? {})).to.deep.equal(['application/json', 'multipart/form-data']);
+    expect(route?.successStatus).to.equal(201);
+    const settle = toolOf(result.plan.tools, 'finance_payables_settle');
+    expect(settle.args.id).to.deep.equal({ in: 'path', name: 'id' });
+    expect((settle.inputSchema as Schema).properties.amount.type).to.deep.equal(['string', 'number']);
+    expect(settle.operation).to.deep.equal({
+      operationId: 'payables.settle', method: 'POST', path: '/v1/payables/{id}/settle',
+      scopes: ['finance.payables.write', 'finance.money.write'], permission: 'payables.settle', movesMoney: true, workspaceScoped: true,
+    });
+    expect(result.plan.routes.find((r) => r.operation.operationId === 'payables.settle')?.koaPath).to.equal('/v1/payables/:id/settle');
+  });
+
+  it('derives annotations from method, action and money, overridable by x-mcp.annotations', async () => {
+    const hints = (name: string) => { const a = toolOf(result.plan.tools, name).annotations; return [a.readOnlyHint, a.destructiveHint, a.idempotentHint]; };
+    expect(hints('finance_payables_list')).to.deep.equal([true, false, true]);
+    expect(hints('finance_payables_create')).to.deep.equal([false, false, false]);
+    expect(hints('finance_payables_update')).to.deep.equal([false, false, true]);
+    expect(hints('finance_payables_delete')).to.deep.equal([false, true, true]);
+    expect(hints('finance_payables_cancel')).to.deep.equal([false, true, false]);
+    expect(hints('finance_transfers_create')).to.deep.equal([false, true, false]);
+    const dir = makeTempDir();
+    try {
+      const doc = readYaml(MINI_SPEC);
+      doc.paths['/v1/payables/{id}/cancel'].post['x-mcp'] = { name: 'finance_cancel_bill', annotations: { idempotentHint: true } };
+      const overridden = await generate(writeSpec(dir, 'override.yaml', doc), { typeCheck: false });
+      const tool = toolOf(overridden.plan.tools, 'finance_cancel_bill');
+      expect([tool.annotations.destructiveHint, tool.annotations.idempotentHint]).to.deep.equal([true, true]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('emits one resource template per GET /v1/<resource>/{id}', () => {
+    expect(result.plan.resourceTemplates.map((t) => [t.uriTemplate, t.name])).to.deep.equal([['kobana://finance/payables/{id}', 'finance_payables_get']]);
+  });
+
+  it('type-checks the output against src/runtime/types.ts (a wrong value fails the build)', async () => {
+    const morph = await import('ts-morph');
+    const broken = new Map(result.files);
+    const list = broken.get('tools/finance_payables_list.gen.ts') ?? '';
+    for (const [from, to] of [['"openWorldHint": false', '"openWorldHint": true'], ['"name": "sort"', '"name": "sorting"'], ['"method": "GET"', '"method": "HEAD"']]) {
+      broken.set('tools/finance_payables_list.gen.ts', list.replace(from!, to!));
+      expect(() => assertTypeChecks(morph, broken, 'spec.yaml'), to).to.throw(CodegenError, /does not type-check/);
+    }
+    expect(() => assertTypeChecks(morph, result.files, 'spec.yaml')).to.not.throw();
+  });
+
+  it('is deterministic: two runs produce identical files', async () => {
+    const again = await generate(MINI_SPEC);
+    expect([...again.files]).to.deep.equal([...result.files]);
+  });
+});
+
+describe('generate() on generic OpenAPI documents', function () {
+  this.timeout(60_000);
+
+  it('handles OpenAPI 3.0: no operationId, nullable, allOf/oneOf, recursion, external relative $ref, non-ASCII, and type-checks', async () => {
+    const { plan, files } = await generate(path.join(FIXTURES, 'generic-3.0.yaml'));
+    expect(plan.tools.map((t) => t.name)).to.deep.equal([
+      'finance_delete_pet', 'finance_get_pets', 'finance_post_pets', 'finance_replace_pet', 'finance_show_pet_by_id', 'finance_upload_photo',
+    ]);
+    const post = toolOf(plan.tools, 'finance_post_pets');
+    const properties = (post.inputSchema as Schema).properties;
+    expect(properties.nickname.type).to.deep.equal(['string', 'null']);
+    expect(properties.kind.type).to.deep.equal(['string', 'integer']);
+    expect(properties.name.description).to.equal('Nome do animal — ação ✓');
+    expect(properties.owner.properties.pets.items.description).to.match(/Recursive reference/);
+    expect(post.operation.permission).to.equal('pets.manage');
+    expect(post.operation.scopes).to.deep.equal(['pets:write', 'pets:read']);
+    expect(toolOf(plan.tools, 'finance_get_pets').description).to.equal('Lista os animais. 日本語のテキスト 🐾');
+    const replace = toolOf(plan.tools, 'finance_replace_pet');
+    expect((replace.inputSchema as Schema).required).to.deep.equal(['pet_id', 'name']);
+    expect(replace.args.pet_id).to.deep.equal({ in: 'path', name: 'petId' });
+    expect(toolOf(plan.tools, 'finance_upload_photo').args.body).to.deep.equal({ in: 'body', name: '' });
+    expect(files.get('tools/finance_get_pets.gen.ts')).to.include('日本語のテキスト 🐾');
+    for (const tool of plan.tools) assertStrictClientSafe(tool);
+  });
+
+  it('handles OpenAPI 3.1: type lists, recursive $ref, allOf inside properties, +json bodies, and type-checks', async () => {
+    const { plan } = await generate(path.join(FIXTURES, 'generic-3.1.yaml'));
+    expect(plan.tools.map((t) => t.name)).to.deep.equal([
+      'finance_catalog_items_search', 'finance_create_catalog_item', 'finance_delete_catalog_items_by_item_id_relations_by_relation_id',
+    ]);
+    const create = toolOf(plan.tools, 'finance_create_catalog_item');
+    const node = (create.inputSchema as Schema).properties.node;
+    expect(node.properties.parent.description).to.match(/Recursive reference/);
+    expect(node.properties.mixed.properties).to.have.keys('value', 'weight');
+    expect((create.inputSchema as Schema).properties.labels.items).to.be.an('object');
+    expect(toolOf(plan.tools, 'finance_catalog_items_search').title).to.equal('Buscar itens 🔎');
+    for (const tool of plan.tools) assertStrictClientSafe(tool);
+  });
+
+  it('keeps hostile description text as data: {{ }}, */, backticks, ${x} and non-ASCII survive a round trip', async () => {
+    const hostile = 'Uses {{#each tools}}{{this}}{{/each}} and {{{raw}}} */ /* `backtick` ${process.exit(1)} \'quote\' "dq" \\ </script> \u2028 ção 🧾';
+    const dir = makeTempDir();
+    try {
+      const doc: Doc = readYaml(MINI_SPEC);
+      doc.paths['/v1/payables/{id}'].get.description = hostile;
+      doc.paths['/v1/payables/{id}'].get.summary = '*/ }} `title` ${x}';
+      const { plan, files } = await generate(writeSpec(dir, 'hostile.yaml', doc));
+      expect(toolOf(plan.tools, 'finance_payables_get').description).to.equal(hostile);
+      const out = path.join(dir, 'generated');
+      writeOutput(out, files);
+      const module = (await import(pathToFileURL(path.join(out, 'tools/finance_payables_get.gen.ts')).href)) as { tool: ToolDefinition };
+      expect(module.tool.description).to.equal(hostile);
+      expect(module.tool.title).to.equal('*/ }} `title` ${x}');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('generate() on bad specs', function () {
+  this.timeout(60_000);
+  let dir: string;
+  before(() => { dir = makeTempDir(); });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const variant = (name: string, edit: (doc: Doc) => void): string => {
+    const doc = readYaml(MINI_SPEC);
+    edit(doc);
+    return writeSpec(dir, name, doc);
+  };
+
+  it('fails an invalid document naming the file and the offending pointer', async () => {
+    const file = variant('invalid.yaml', (doc) => { doc.paths['/v1/payables'].post.responses = 'nope'; });
+    await expectCodegenError(file, 'INVALID_DOCUMENT', /^#\/paths\/~1v1~1payables\/post/);
+  });
+
+  it('fails a remote $ref (http and https) before any fetch', async () => {
+    const file = variant('remote.yaml', (doc) => { doc.paths['/v1/payables'].post.requestBody.content['application/json'].schema = { $ref: 'https://example.invalid/schemas.yaml#/X' }; });
+    await expectCodegenError(file, 'REMOTE_REF', '#/paths/~1v1~1payables/post/requestBody/content/application~1json/schema/$ref', /only local files/);
+  });
+
+  it('fails a remote $ref inside an external relative file without connecting to it', async () => {
+    let connections = 0;
+    const server = createServer((socket) => { connections += 1; socket.destroy(); });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      writeFileSync(path.join(dir, 'external.yaml'), `Thing:\n  $ref: 'http://127.0.0.1:${port}/x.yaml#/Thing'\n`);
+      const file = variant('uses-external.yaml', (doc) => { doc.components.schemas.Workspace = { $ref: './external.yaml#/Thing' }; });
+      await expectCodegenError(file, 'REMOTE_REF', '#', /only local files are read/);
+      expect(connections).to.equal(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('fails a tool name clash naming both operations', async () => {
+    const file = variant('clash.yaml', (doc) => { doc.paths['/v1/payables/{id}/cancel'].post['x-mcp'] = { name: 'finance_payables_get' }; });
+    await expectCodegenError(file, 'NAME_CLASH', /^#\/paths\/~1v1~1payables~1\{id\}(~1cancel\/post|\/get)$/, /finance_payables_get .*clashes with .*(GET \/v1\/payables\/\{id\}|POST \/v1\/payables\/\{id\}\/cancel)/);
+  });
+
+  it('fails an invalid x-mcp name instead of rewriting it', async () => {
+    const file = variant('badname.yaml', (doc) => { doc.paths['/v1/payables'].get['x-mcp'] = { name: 'Finance-List' }; });
+    await expectCodegenError(file, 'INVALID_NAME', '#/paths/~1v1~1payables/get/x-mcp/name', /must match/);
+  });
+
+  it('fails a body field that clashes with a parameter, naming operation and field', async () => {
+    const file = variant('bodyclash.yaml', (doc) => {
+      doc.paths['/v1/payables/{id}/settle'].post.requestBody.content['application/json'].schema.properties.id = { type: 'string' };
+    });
+    await expectCodegenError(file, 'ARGUMENT_CLASH', '#/paths/~1v1~1payables~1{id}~1settle/post', /argument "id" from the body field "id" clashes with the path parameter "id" in operation payables\.settle/);
+  });
+
+  it('fails a Kobana operation without x-kobana-permission', async () => {
+    const file = variant('noperm.yaml', (doc) => { delete doc.paths['/v1/payables'].get['x-kobana-permission']; });
+    await expectCodegenError(file, 'MISSING_EXTENSION', '#/paths/~1v1~1payables/get');
+  });
+
+  it('fails an unknown filter operator', async () => {
+    const file = variant('badfilter.yaml', (doc) => { doc.paths['/v1/payables'].get.parameters[4]['x-kobana-filter'].operators = ['eq', 'like']; });
+    await expectCodegenError(file, 'INVALID_EXTENSION', /x-kobana-filter$/);
+  });
+});
+
+/** The same checks registry.test.ts runs over our spec, for documents we do not control. */
+function assertStrictClientSafe(tool: ToolDefinition): void {
+  expect(tool.name).to.match(/^[a-z][a-z0-9_]{0,63}$/);
+  const schema = tool.inputSchema as Schema;
+  expect(schema.type).to.equal('object');
+  for (const key of ['anyOf', 'oneOf', 'allOf']) expect(schema).to.not.have.property(key);
+  walkSchema(schema, (node, at) => {
+    expect(node.type, `${tool.name} ${at}`).to.not.equal(undefined);
+    const types = Array.isArray(node.type) ? node.type : [node.type];
+    if (types.includes('array')) expect(node.items ?? node.prefixItems, `${tool.name} ${at}`).to.not.equal(undefined);
+  });
+}

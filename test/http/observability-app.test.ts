@@ -1,0 +1,96 @@
+import { Writable } from 'node:stream';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { createServices, type Services } from '../../src/bootstrap.js';
+import { createApp } from '../../src/app.js';
+import { listenGracefully, type GracefulServer } from '../../src/http/server.js';
+import { buildLoggerOptions } from '../../src/http/observability.js';
+import { DEMO, buildTestConfig } from '../helpers/index.js';
+
+type Line = Record<string, unknown>;
+
+interface LoggedApp {
+  url: string;
+  services: Services;
+  lines: Line[];
+  raw: string[];
+  close(): Promise<void>;
+}
+
+/** The real app, wired like main.ts, with its log stream captured in memory. */
+async function startLoggedApp(): Promise<LoggedApp> {
+  const lines: Line[] = [];
+  const raw: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line) continue;
+        raw.push(line);
+        lines.push(JSON.parse(line) as Line);
+      }
+      callback();
+    },
+  });
+  const config = buildTestConfig({ redisUrl: null, metricsToken: 'scrape-token', logLevel: 'info' });
+  const services = await createServices(config, pino(buildLoggerOptions('info'), stream));
+  const server: GracefulServer = await listenGracefully(createApp(services), services, { port: 0, host: '127.0.0.1' });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, services, lines, raw, close: () => server.shutdown() };
+}
+
+describe('observability of the real app', () => {
+  let app: LoggedApp;
+  before(async () => {
+    app = await startLoggedApp();
+  });
+  after(() => app.close());
+
+  it('writes one access line per REST request with the request id, and never the token or query values', async () => {
+    const token = await app.services.auth.mintToken!({ person: DEMO.emails.ana, aud: 'api' });
+    const res = await fetch(`${app.url}/v1/payables?status=secret-filter-value`, {
+      headers: { Authorization: `Bearer ${token}`, 'X-Workspace-Id': DEMO.workspaces.matriz, 'X-Request-Id': 'obs-rest-1' },
+    });
+    expect(res.headers.get('request-id')).to.equal('obs-rest-1');
+    const access = app.lines.filter((l) => l.msg === 'request' && l.request_id === 'obs-rest-1');
+    expect(access).to.have.length(1);
+    expect(access[0]).to.include({ method: 'GET', route: '/v1/payables', status: res.status });
+    const log = app.raw.join('\n');
+    expect(log).not.to.include(token);
+    expect(log).not.to.include('secret-filter-value');
+  });
+
+  it('writes one tools/call line without argument values, and /metrics exposes the series', async () => {
+    const token = await app.services.auth.mintToken!({ person: DEMO.emails.ana, aud: 'mcp' });
+    const res = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-Request-Id': 'obs-mcp-1',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0', id: 7, method: 'tools/call',
+        params: { name: 'finance_payables_list', arguments: { workspace_id: DEMO.workspaces.matriz, filters: { status: 'argument-value-secret' } } },
+      }),
+    });
+    expect(res.status).to.equal(200);
+    const calls = app.lines.filter((l) => l.msg === 'tools/call' && l.request_id === 'obs-mcp-1');
+    expect(calls).to.have.length(1);
+    expect(calls[0]).to.include({ tool: 'finance_payables_list', person: DEMO.persons.ana, workspace: DEMO.workspaces.matriz });
+    expect(app.lines.filter((l) => l.msg === 'request' && l.request_id === 'obs-mcp-1')).to.have.length(1);
+    const log = app.raw.join('\n');
+    expect(log).not.to.include('argument-value-secret');
+    expect(log).not.to.include(token);
+
+    // A bad token feeds token_verification_failures_total.
+    await fetch(`${app.url}/v1/payables`, { headers: { Authorization: 'Bearer not-a-jwt' } });
+
+    const metrics = await fetch(`${app.url}/metrics`, { headers: { Authorization: 'Bearer scrape-token' } });
+    expect(metrics.status).to.equal(200);
+    const text = await metrics.text();
+    expect(text).to.match(/http_requests_total\{route="\/v1\/payables",method="GET",status="\d{3}"\} \d+/);
+    expect(text).to.match(/http_requests_total\{route="\/mcp",method="POST",status="200"\} 1/);
+    expect(text).to.match(/mcp_tool_calls_total\{tool="finance_payables_list",status="[a-zA-Z_]+"\} 1/);
+    expect(text).to.match(/mcp_tool_call_duration_seconds_count\{tool="finance_payables_list",status="[a-zA-Z_]+"\} 1/);
+    expect(text).to.match(/token_verification_failures_total\{reason="[a-z_]+"\} 1/);
+  });
+});

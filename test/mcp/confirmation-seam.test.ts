@@ -1,0 +1,82 @@
+/**
+ * The confirmation seam (src/mcp/confirmation.ts): a replacement `confirm` is called only for
+ * destructive tools after every check, can answer `input_required` (nothing written), and can
+ * let the call proceed on the resend. Uses the real services behind a second router.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import Koa from 'koa';
+import { tools, resourceTemplates } from '../../generated/registry.gen.js';
+import { DEMO } from '../../src/store/seed/ids.js';
+import type { ConfirmDestructiveCall, ConfirmationRequest } from '../../src/mcp/confirmation.js';
+import { createMcpRouter } from '../../src/mcp/router.js';
+import { ALL_WRITE, startTestApp, type TestApp } from './support/app.js';
+import { modernRequest, postMcp } from './support/wire.js';
+
+describe('confirmation seam', function () {
+  let app: TestApp;
+  let server: http.Server;
+  let url: string;
+  const seen: ConfirmationRequest[] = [];
+
+  const confirm: ConfirmDestructiveCall = async (request) => {
+    seen.push(request);
+    if (request.params['requestState'] === 'sealed') return { kind: 'proceed' };
+    return {
+      kind: 'input_required',
+      result: { resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Delete?' } } }, requestState: 'sealed' },
+    };
+  };
+
+  before(async function () {
+    app = await startTestApp();
+    const s = app.services;
+    const router = createMcpRouter({ config: s.config, logger: s.logger, metrics: s.metrics, operations: s.operations, tools, resourceTemplates, auth: s.auth, limits: s.limits, db: s.db, confirm });
+    const koa = new Koa();
+    koa.use(router.routes());
+    server = http.createServer(koa.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  });
+  after(async function () {
+    await new Promise((resolve) => server?.close(resolve));
+    await app?.close();
+  });
+
+  it('asks with input_required, writes nothing, then runs the tool on the resend', async function () {
+    const row = await app.services.db.selectFrom('titles').select('id')
+      .where('workspace_id', '=', DEMO.workspaces.matriz).where('kind', '=', 'payable').where('status', '=', 'pending').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const token = await app.mintToken({ person: DEMO.emails.ana, scope: ALL_WRITE });
+    const args = { workspace_id: DEMO.workspaces.matriz, id: row.id };
+    const first = modernRequest(1, 'tools/call', { name: 'finance_payables_delete', arguments: args });
+    const asked = await postMcp(url, first.body, { ...first.headers, authorization: `Bearer ${token}` });
+    expect(asked.status).to.equal(200);
+    const result = (asked.json as { result: Record<string, unknown> }).result;
+    expect(result['resultType']).to.equal('input_required');
+    expect(result['requestState']).to.equal('sealed');
+    expect(result['_meta']).to.have.property('io.modelcontextprotocol/serverInfo');
+    expect(seen[0]?.prepared.workspaceId).to.equal(DEMO.workspaces.matriz);
+    expect(seen[0]?.era.version).to.equal('2026-07-28');
+    expect(seen[0]?.clientCapabilities).to.deep.equal({});
+    const kept = await app.services.db.selectFrom('titles').select('id').where('workspace_id', '=', DEMO.workspaces.matriz).where('id', '=', row.id).executeTakeFirst();
+    expect(kept?.id).to.equal(row.id);
+
+    const resend = modernRequest(2, 'tools/call', { name: 'finance_payables_delete', arguments: args, requestState: 'sealed', inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } });
+    const done = await postMcp(url, resend.body, { ...resend.headers, authorization: `Bearer ${token}` });
+    const doneResult = (done.json as { result: Record<string, unknown> }).result;
+    expect(doneResult['isError'], JSON.stringify(doneResult)).to.equal(undefined);
+    expect(doneResult['resultType']).to.equal('complete');
+    const gone = await app.services.db.selectFrom('titles').select('id').where('workspace_id', '=', DEMO.workspaces.matriz).where('id', '=', row.id).executeTakeFirst();
+    expect(gone).to.equal(undefined);
+  });
+
+  it('is not called for read-only tools', async function () {
+    const before = seen.length;
+    const token = await app.mintToken({ person: DEMO.emails.ana, scope: ALL_WRITE });
+    const request = modernRequest(3, 'tools/call', { name: 'finance_payables_list', arguments: { workspace_id: DEMO.workspaces.matriz, limit: 1 } });
+    const response = await postMcp(url, request.body, { ...request.headers, authorization: `Bearer ${token}` });
+    expect(response.status).to.equal(200);
+    expect(seen.length).to.equal(before);
+  });
+});
