@@ -7,6 +7,7 @@ import { loadConfig, ConfigError } from './config.js';
 import { createServices } from './bootstrap.js';
 import { createApp } from './app.js';
 import { listenGracefully } from './http/server.js';
+import { buildLoggerOptions } from './http/observability.js';
 
 async function main(): Promise<void> {
   let config;
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = pino({ level: config.logLevel, redact: { paths: ['req.headers.authorization', 'authorization'], remove: true } });
+  const logger = pino(buildLoggerOptions(config.logLevel));
   const services = await createServices(config, logger);
   const app = createApp(services);
   const server = await listenGracefully(app, services, { port: config.port, host: config.host });
