@@ -13,7 +13,7 @@ type Obj = Record<string, unknown>;
 export interface PlannedInput {
   readonly inputSchema: JsonSchema;
   readonly args: Record<string, ArgumentTarget>;
-  /** Body fields that became arguments (the request schema's properties minus readOnly ones). */
+  /** The request content type whose schema was flattened into arguments (null without a body). */
   readonly bodyContentType: string | null;
 }
 

@@ -70,7 +70,7 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
   const pointer = buildPointer('paths', path, method.toLowerCase());
   const declaredOperationId = typeof operation.operationId === 'string' && operation.operationId ? operation.operationId : undefined;
   const operationId = declaredOperationId ?? deriveOperationSlug(method, path);
-  const all = mergeParameters(pathItem.parameters, operation.parameters);
+  const all = mergeParameters(ctx, [[buildPointer('paths', path), pathItem.parameters], [pointer, operation.parameters]]);
   const isList = method === 'GET' && all.some((p) => p.in === 'query' && p.name === 'limit');
   const list = isList ? extractList(all) : null;
   const listMembers = new Set<ParameterModel>(list ? [list.limit, list.cursor, list.fields, list.sort, ...list.filters].filter((p): p is ParameterModel => !!p) : []);
@@ -97,47 +97,48 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
     successStatus: extractSuccessStatus(operation.responses),
     mcp: extractMcp(ctx, pointer, operation),
   };
+}
 
-  function mergeParameters(pathLevel: unknown, operationLevel: unknown): ParameterModel[] {
-    const merged = new Map<string, ParameterModel>();
-    for (const [source, list] of [['parameters', pathLevel], ['parameters', operationLevel]] as const) {
-      if (!Array.isArray(list)) continue;
-      list.forEach((raw: Obj, index) => {
-        const model = toParameterModel(raw, pointer + `/${source}/${index}`);
-        if (model) merged.set(`${model.in}:${model.name}`, model);
-      });
-    }
-    return [...merged.values()];
+/** Path-item parameters overridden by operation parameters with the same name and location. */
+function mergeParameters(ctx: PlanContext, levels: ReadonlyArray<readonly [string, unknown]>): ParameterModel[] {
+  const merged = new Map<string, ParameterModel>();
+  for (const [owner, list] of levels) {
+    if (!Array.isArray(list)) continue;
+    list.forEach((raw: Obj, index) => {
+      const model = toParameterModel(ctx, raw, `${owner}/parameters/${index}`);
+      if (model) merged.set(`${model.in}:${model.name}`, model);
+    });
   }
+  return [...merged.values()];
+}
 
-  function toParameterModel(raw: Obj, at: string): ParameterModel | null {
-    const where = raw.in;
-    const name = String(raw.name ?? '');
-    if (where !== 'path' && where !== 'query' && where !== 'header') return null; // cookies are not forwarded
-    if (where === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) return null;
-    const contentSchema = raw.content && typeof raw.content === 'object' ? (Object.values(raw.content as Obj)[0] as Obj | undefined)?.schema : undefined;
-    const schema = { ...toJsonSchema(raw.schema ?? contentSchema) } as Obj;
-    const text = typeof raw.description === 'string' ? raw.description.trim() : '';
-    if (text) schema.description = text;
-    return {
-      name,
-      in: where,
-      required: where === 'path' || raw.required === true,
-      description: text || undefined,
-      schema,
-      filterOperators: extractFilterOperators(raw['x-kobana-filter'], at),
-    };
-  }
+function toParameterModel(ctx: PlanContext, raw: Obj, at: string): ParameterModel | null {
+  const where = raw.in;
+  const name = String(raw.name ?? '');
+  if (where !== 'path' && where !== 'query' && where !== 'header') return null; // cookies are not forwarded
+  if (where === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) return null;
+  const contentSchema = raw.content && typeof raw.content === 'object' ? (Object.values(raw.content as Obj)[0] as Obj | undefined)?.schema : undefined;
+  const schema = { ...toJsonSchema(raw.schema ?? contentSchema) } as Obj;
+  const text = typeof raw.description === 'string' ? raw.description.trim() : '';
+  if (text) schema.description = text;
+  return {
+    name,
+    in: where,
+    required: where === 'path' || raw.required === true,
+    description: text || undefined,
+    schema,
+    filterOperators: extractFilterOperators(ctx, raw['x-kobana-filter'], at),
+  };
+}
 
-  function extractFilterOperators(extension: unknown, at: string): FilterOperator[] | null {
-    if (extension === undefined) return null;
-    const operators = (extension as Obj | null)?.operators;
-    if (!Array.isArray(operators) || operators.length === 0 || operators.some((op) => !FILTER_OPERATORS.includes(op as FilterOperator))) {
-      throw new CodegenError('INVALID_EXTENSION', ctx.file, at + '/x-kobana-filter',
-        `x-kobana-filter.operators must be a non-empty subset of ${FILTER_OPERATORS.join(', ')}`);
-    }
-    return [...new Set(operators as FilterOperator[])];
+function extractFilterOperators(ctx: PlanContext, extension: unknown, at: string): FilterOperator[] | null {
+  if (extension === undefined) return null;
+  const operators = (extension as Obj | null)?.operators;
+  if (!Array.isArray(operators) || operators.length === 0 || operators.some((op) => !FILTER_OPERATORS.includes(op as FilterOperator))) {
+    throw new CodegenError('INVALID_EXTENSION', ctx.file, at + '/x-kobana-filter',
+      `x-kobana-filter.operators must be a non-empty subset of ${FILTER_OPERATORS.join(', ')}`);
   }
+  return [...new Set(operators as FilterOperator[])];
 }
 
 function extractList(all: readonly ParameterModel[]): ListParameters {

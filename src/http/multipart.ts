@@ -70,7 +70,7 @@ function rejectDeclaredOversize(ctx: Koa.Context, maxFileBytes: number): void {
 }
 
 function tooLarge(): HttpError {
-  // Connection: close — the rest of the body is never read, so the socket cannot be reused.
+  // Connection: close — the rest of the body is never parsed, so the socket cannot be reused.
   return new HttpError(413, 'The file is larger than the upload limit.', { Connection: 'close' }, 'upload_too_large');
 }
 

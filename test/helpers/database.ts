@@ -53,6 +53,8 @@ export function buildTestConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     confirmationKey: randomBytes(32).toString('base64url'),
     redisUrl: process.env.REDIS_URL || null,
+    // Every test app counts in its own Redis keyspace: apps share the fixed demo ids.
+    redisKeyPrefix: `kf-test-${randomBytes(6).toString('hex')}:`,
     // High by default so unrelated tests never trip them; limit tests override.
     authFailureLimitPerMinute: 1_000_000,
     protocolRateLimitPerMinute: 1_000_000,

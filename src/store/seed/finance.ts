@@ -39,6 +39,7 @@ function createAudit(createdOn: string, updatedOn?: string): AuditColumns {
   };
 }
 
+/** Catalog constants have at most two decimals, so rounding the product recovers the exact cents. */
 function toCents(reais: number): number {
   return Math.round(reais * 100);
 }
@@ -95,20 +96,19 @@ function buildWorkspaceRows(plan: WorkspacePlan, today: string): Rows {
     attachmentIds,
   };
   const titles = generateTitles(context, vendors, customers, plan.oneOffs);
-  addOpeningBalances(rows, titles, ws, accounts, nextId, start);
+  addOpeningBalances(titles, ws, accounts, nextId, start);
   addTransfers(rows, titles, ws, { main, savings, cash }, nextId, today);
   addAttachments(rows, titles, ws, attachmentIds, start);
   return { ...rows, titles: titles.titles, allocations: titles.allocations, transactions: titles.transactions, attachment_links: titles.links };
 }
 
-function addOpeningBalances(rows: Rows, titles: TitleRows, ws: string, accounts: { id: string; seed: (typeof ACCOUNTS)[number] }[], nextId: () => string, start: string): void {
+function addOpeningBalances(titles: TitleRows, ws: string, accounts: { id: string; seed: (typeof ACCOUNTS)[number] }[], nextId: () => string, start: string): void {
   for (const { id, seed } of accounts) {
     titles.transactions.push({
       id: nextId(), workspace_id: ws, financial_account_id: id, type: 'credit', amount_cents: toCents(seed.opening), occurred_at: start,
       description: 'Saldo inicial', category_id: null, person_id: null, source: 'manual', source_id: null, ...createAudit(start),
     });
   }
-  void rows;
 }
 
 function addTransfers(rows: Rows, titles: TitleRows, ws: string, ids: { main: string; savings: string; cash: string }, nextId: () => string, today: string): void {

@@ -69,6 +69,16 @@ describe('/v1/attachments', function () {
       expect(second.json.sha256).to.equal(first.json.sha256);
       expect(await countBlobs(app.services.db, MATRIZ, first.json.sha256)).to.equal(1);
     });
+
+    it('stores concurrent uploads of the same bytes once, and every copy downloads', async () => {
+      const pdf = buildSmallPdf('concurrent');
+      const replies = await Promise.all([1, 2, 3, 4, 5].map((n) => uploadJson(pdf, `c${n}.pdf`)));
+      expect(replies.map((r) => r.status)).to.deep.equal([201, 201, 201, 201, 201]);
+      expect(await countBlobs(app.services.db, MATRIZ, replies[0]!.json.sha256)).to.equal(1);
+      for (const reply of replies) {
+        expect((await rest('GET', `/v1/attachments/${reply.json.id}/download`)).bytes.equals(pdf)).to.equal(true);
+      }
+    });
   });
 
   describe('POST /v1/attachments (multipart/form-data)', () => {
@@ -167,6 +177,34 @@ describe('/v1/attachments', function () {
       const reply = await rest('GET', `/v1/attachments/${json.id}/download`, undefined, FILIAL);
       expect(reply.status).to.equal(404);
       expect(reply.json.error.code).to.equal('NOT_FOUND');
+    });
+  });
+
+  describe('GET /v1/attachments', () => {
+    it('filters by content_type, sorts, pages and trims fields', async () => {
+      const names = ['b-list.csv', 'a-list.csv', 'c-list.csv'];
+      for (const name of names) await uploadJson(Buffer.from(`col\n${name}\n`), name, 'text/csv');
+      const first = await rest('GET', '/v1/attachments?content_type=text/csv&sort=file_name&limit=2&fields=file_name,links');
+      expect(first.status).to.equal(200);
+      const csvNames = first.json.data.map((a: { file_name: string }) => a.file_name);
+      expect(csvNames).to.deep.equal([...csvNames].sort());
+      expect(Object.keys(first.json.data[0]).sort()).to.deep.equal(['file_name', 'id', 'links']);
+      expect(first.json.meta.next_cursor).to.be.a('string');
+      const all: string[] = [...csvNames];
+      let cursor: string | null = first.json.meta.next_cursor;
+      while (cursor) {
+        const page = await rest('GET', `/v1/attachments?content_type=text/csv&sort=file_name&limit=2&cursor=${encodeURIComponent(cursor)}`);
+        all.push(...page.json.data.map((a: { file_name: string }) => a.file_name));
+        cursor = page.json.meta.next_cursor;
+      }
+      expect(all).to.include.members(names);
+      expect(all).to.deep.equal([...all].sort());
+    });
+
+    it('answers BAD_REQUEST for an unknown filter', async () => {
+      const reply = await rest('GET', '/v1/attachments?owner=x');
+      expect(reply.status).to.equal(400);
+      expect(reply.json.error.code).to.equal('BAD_REQUEST');
     });
   });
 

@@ -12,16 +12,13 @@ import type { Config } from '../../../src/config.js';
 describe('seedFinanceDemo()', () => {
   let db: Kysely<Database>;
   let close: () => Promise<void>;
-  let seedMs = 0;
 
   before(async () => {
     const opened = await openDatabase({ dataDir: ':memory:', databaseUrl: null } as Config);
     db = opened.db;
     close = opened.close;
     await migrateToLatest(db);
-    const started = Date.now();
     await seedDemoData(db);
-    seedMs = Date.now() - started;
   });
   after(async () => close());
 
@@ -89,11 +86,10 @@ describe('seedFinanceDemo()', () => {
     expect(txs).to.have.length(4);
   });
 
-  it('is idempotent and fast', async () => {
+  it('is idempotent', async () => {
     const before = await db.selectFrom('titles').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', MATRIZ_WORKSPACE_ID).executeTakeFirstOrThrow();
     await seedFinanceDemo(db);
     const after = await db.selectFrom('titles').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', MATRIZ_WORKSPACE_ID).executeTakeFirstOrThrow();
     expect(Number(after.n)).to.equal(Number(before.n));
-    expect(seedMs).to.be.below(2000);
   });
 });

@@ -1,0 +1,24 @@
+/**
+ * The confirmation sentence of a transfer: `Transfer R$ 1.234,56 from account "A" to account
+ * "B"?`. A transfer has no target record yet, so no version is bound. The accounts are read
+ * with the API's own reference check, so an unknown account fails as the operation would.
+ */
+import type { OperationContext } from '../api/context.js';
+import { parseMoneyInput } from '../api/money.js';
+import { readBody } from '../api/records.js';
+import { requireAccountReference } from '../api/rules/references.js';
+import type { Caller } from '../api/context.js';
+import { formatBrl } from './brl.js';
+import { quoteName, type DescribeTarget } from './target.js';
+
+/** requireAccountReference reads `db` and `workspaceId` only; the rest is never consulted. */
+const NO_CALLER = null as unknown as Caller;
+
+export const describeTransfer: DescribeTarget = async ({ db, workspaceId, input }) => {
+  const body = readBody(input.body);
+  const cents = parseMoneyInput(body['amount'], 'amount');
+  const ctx: OperationContext = { caller: NO_CALLER, workspaceId, db, now: () => new Date() };
+  const from = await requireAccountReference(ctx, body['from_account_id'], 'from_account_id');
+  const to = await requireAccountReference(ctx, body['to_account_id'], 'to_account_id');
+  return { version: null, message: `Transfer ${formatBrl(cents)} from account ${quoteName(from.name)} to account ${quoteName(to.name)}?` };
+};

@@ -1,0 +1,46 @@
+/**
+ * The 256-bit key that seals confirmation state (SECURITY.md §5). From `CONFIRMATION_KEY`
+ * (base64url, shared by every replica) or, embedded, generated once into
+ * `${dataDir}/confirmation-key` (mode 0600) and reused after restarts. Sealing is state.ts's job.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../config.js';
+
+export const CONFIRMATION_KEY_FILE = 'confirmation-key';
+const KEY_BYTES = 32;
+
+function decodeKey(text: string, source: string): Uint8Array {
+  const bytes = Buffer.from(text.trim(), 'base64url');
+  if (bytes.length !== KEY_BYTES) throw new Error(`${source}: the confirmation key must be 32 bytes, base64url-encoded`);
+  return new Uint8Array(bytes);
+}
+
+function isInMemory(dataDir: string): boolean {
+  return dataDir === ':memory:' || path.basename(dataDir) === ':memory:';
+}
+
+/** Reads the key file, creating it first when absent; two processes racing both end up with the winner's key. */
+async function readOrCreateKeyFile(file: string): Promise<Uint8Array> {
+  try {
+    return decodeKey(await fs.readFile(file, 'utf8'), file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  try {
+    // `wx`: never overwrite a key another process just wrote (it may already have sealed states).
+    await fs.writeFile(file, `${randomBytes(KEY_BYTES).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return decodeKey(await fs.readFile(file, 'utf8'), file);
+}
+
+export async function loadConfirmationKey(config: Pick<Config, 'confirmationKey' | 'dataDir'>): Promise<Uint8Array> {
+  if (config.confirmationKey !== null) return decodeKey(config.confirmationKey, 'CONFIRMATION_KEY');
+  // An in-memory database cannot be shared either, so a key that dies with the process is enough.
+  if (isInMemory(config.dataDir)) return new Uint8Array(randomBytes(KEY_BYTES));
+  return readOrCreateKeyFile(path.join(config.dataDir, CONFIRMATION_KEY_FILE));
+}

@@ -1,0 +1,40 @@
+/**
+ * The vocabulary of describing what a destructive call will touch: the target's version (bound
+ * into the sealed state) and one sentence for the person who must decide. Record values are
+ * data, never markup: `quoteName` flattens them so a crafted name cannot forge the sentence.
+ */
+import type { Kysely } from 'kysely';
+import type { OperationInput } from '../api/context.js';
+import type { Database } from '../store/schema.js';
+
+export interface ConfirmationTarget {
+  /** The target record's version now; null when the call has no target record (transfers). */
+  readonly version: number | null;
+  readonly message: string;
+}
+
+export interface DescribeRequest {
+  readonly db: Kysely<Database>;
+  readonly workspaceId: string;
+  readonly input: OperationInput;
+}
+
+/** Reads the target in the caller's workspace; throws the operation's own NOT_FOUND when it is not there. */
+export type DescribeTarget = (request: DescribeRequest) => Promise<ConfirmationTarget>;
+
+const MAX_NAME_LENGTH = 80;
+
+/**
+ * `"name"` with control characters and line breaks turned into spaces and double quotes into
+ * single ones, cut at 80 characters — a record name cannot close the quote and add a clause.
+ */
+export function quoteName(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/"/g, "'").replace(/\s+/g, ' ').trim();
+  const cut = flat.length > MAX_NAME_LENGTH ? `${flat.slice(0, MAX_NAME_LENGTH - 1)}…` : flat;
+  return `"${cut}"`;
+}
+
+export function readPathId(input: OperationInput, name = 'id'): string {
+  return input.path[name] ?? '';
+}
