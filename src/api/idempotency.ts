@@ -37,7 +37,9 @@ function canonicalJson(value: unknown): string {
 }
 
 export function hashRequest(operationId: string, input: OperationInput): string {
-  return createHash('sha256').update(canonicalJson({ operationId, path: input.path, query: input.query, body: input.body })).digest('hex');
+  // Multipart uploads carry their bytes beside the body; they are part of "the same request".
+  const upload = input.upload?.bytes;
+  return createHash('sha256').update(canonicalJson({ operationId, path: input.path, query: input.query, body: input.body, upload })).digest('hex');
 }
 
 function conflict(): ApiError {

@@ -127,7 +127,8 @@ export async function listRecords<T extends keyof Database>(
   const limit = resolveLimit(q.limit);
   const sortText = q.sort ?? spec.defaultSort;
   const sort = resolveSort(sortText, spec, def.columns);
-  for (const field of q.fields ?? []) if (!spec.fields.includes(field)) throw badRequest('Unknown field in fields.');
+  // `id` is always returned, so naming it is harmless.
+  for (const field of q.fields ?? []) if (field !== 'id' && !spec.fields.includes(field)) throw badRequest('Unknown field in fields.');
 
   // See AnySelect: dynamic names come from static definitions only.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,11 +1,24 @@
 /**
- * The confirmation seam for destructive tools (PROTOCOL.md §6). Until the confirmation
- * feature lands, every destructive call is answered `confirmation_required` and nothing runs.
- * The replacement keeps this signature: it may return `proceed` (with execute hooks, e.g. a
- * nonce consumed in the write's transaction), an `input_required` result, or throw an ApiError.
+ * The confirmation of destructive tools (PROTOCOL.md §6, SECURITY.md §5). Modern era with form
+ * elicitation: the first call answers `input_required` with a sealed `requestState`; the resend
+ * is verified, and a `confirm: true` runs the tool with its nonce consumed in the write's own
+ * transaction. Otherwise `confirmation_required`. Sealing, describing and the nonce store live
+ * in `src/confirmation`; every check before this one is `execute`'s.
  */
-import { ApiError, type ConfirmationDecision, type PreparedCall } from '../dispatch/index.js';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Metrics } from '../http/metrics.js';
 import type { ToolDefinition } from '../runtime/types.js';
+import type { Database } from '../store/schema.js';
+import { ApiError, type ConfirmationDecision, type PreparedCall } from '../dispatch/index.js';
+import { digestArguments } from '../confirmation/canonical-args.js';
+import { describerFor } from '../confirmation/describe.js';
+import { loadConfirmationKey } from '../confirmation/key.js';
+import { consumeNonce, purgeExpiredNonces, unavailableError, type NonceUse } from '../confirmation/nonce-store.js';
+import { CONFIRMATION_TTL_SECONDS, createNonce, openState, sealState, type ConfirmationClaims } from '../confirmation/state.js';
+import type { ConfirmationTarget, DescribeTarget } from '../confirmation/target.js';
+import { INVALID_PARAMS, JsonRpcError } from './json-rpc.js';
 import type { Era } from './versions.js';
 
 export interface ConfirmationRequest {
@@ -22,7 +35,207 @@ export interface ConfirmationRequest {
 
 export type ConfirmDestructiveCall = (request: ConfirmationRequest) => Promise<ConfirmationDecision>;
 
-/** The placeholder: nothing destructive runs without the server's confirmation. */
+export interface ConfirmationDeps {
+  readonly config: Pick<Config, 'confirmationKey' | 'dataDir'>;
+  readonly db: Kysely<Database>;
+  readonly metrics?: Partial<Metrics> | undefined;
+  readonly logger?: Logger | undefined;
+  readonly now?: () => Date;
+}
+
+type Outcome = 'requested' | 'accepted' | 'declined' | 'cancelled' | 'replayed' | 'unavailable' | 'conflict' | 'required' | 'invalid_state';
+type Answer = 'missing' | 'confirmed' | 'declined' | 'cancelled';
+
+const CONFIRM_KEY = 'confirm';
+/** Roughly one ask in fifty also deletes expired nonces of its workspace (no background timer). */
+const PURGE_PROBABILITY = 0.02;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function cannotConfirm(): ApiError {
+  return new ApiError('confirmation_required', 'This tool deletes, cancels or moves money and needs a confirmation this client cannot give; nothing was changed.');
+}
+
+/** One generic message for every refused state: the client learns nothing about which check failed. */
+function invalidState(): JsonRpcError {
+  return new JsonRpcError(INVALID_PARAMS, 'Invalid params: requestState is not valid for this call');
+}
+
+/** Form elicitation: `elicitation: {}` (form by default) or an object naming `form` (MCP 2026-07-28 §elicitation). */
+export function allowsFormElicitation(era: Era, capabilities: Readonly<Record<string, unknown>> | undefined): boolean {
+  if (!era.modern || capabilities === undefined) return false;
+  const elicitation = capabilities['elicitation'];
+  if (!isPlainObject(elicitation)) return false;
+  return Object.keys(elicitation).length === 0 || isPlainObject(elicitation['form']);
+}
+
+/** The person's answer in `inputResponses.confirm`; a malformed answer is a protocol fault. */
+function readAnswer(responses: unknown): Answer {
+  if (responses === undefined) return 'missing';
+  if (!isPlainObject(responses)) throw invalidState();
+  const answer = responses[CONFIRM_KEY];
+  if (answer === undefined) return 'missing';
+  if (!isPlainObject(answer)) throw invalidState();
+  switch (answer['action']) {
+    case 'accept': {
+      const content = answer['content'];
+      return isPlainObject(content) && content[CONFIRM_KEY] === true ? 'confirmed' : 'declined';
+    }
+    case 'decline': return 'declined';
+    case 'cancel': return 'cancelled';
+    default: throw invalidState();
+  }
+}
+
+function buildInputRequired(message: string, requestState: string): Record<string, unknown> {
+  return {
+    resultType: 'input_required',
+    inputRequests: {
+      [CONFIRM_KEY]: {
+        method: 'elicitation/create',
+        params: {
+          mode: 'form',
+          message,
+          requestedSchema: {
+            type: 'object',
+            properties: { [CONFIRM_KEY]: { type: 'boolean', title: 'Confirm', description: 'Yes runs it now; anything else changes nothing.' } },
+            required: [CONFIRM_KEY],
+          },
+        },
+      },
+    },
+    requestState,
+  };
+}
+
+export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCall {
+  const now = deps.now ?? (() => new Date());
+  let key: Promise<Uint8Array> | undefined;
+  const count = (outcome: Outcome): void => { deps.metrics?.confirmations?.inc({ outcome }); };
+
+  async function loadKey(): Promise<Uint8Array> {
+    key ??= loadConfirmationKey(deps.config);
+    try {
+      return await key;
+    } catch (error) {
+      key = undefined; // a later call may succeed (e.g. the data folder became writable)
+      deps.logger?.error({ err: error }, 'confirmation: cannot load the sealing key');
+      count('unavailable');
+      throw unavailableError(error);
+    }
+  }
+
+  async function ask(request: ConfirmationRequest, workspaceId: string, target: ConfirmationTarget): Promise<ConfirmationDecision> {
+    const { caller } = request.prepared;
+    const claims: ConfirmationClaims = {
+      tool: request.tool.name,
+      argsDigest: digestArguments(request.args),
+      personId: caller.personId,
+      organizationId: caller.organizationId,
+      workspaceId,
+      version: target.version,
+      nonce: createNonce(),
+      expiresAt: Math.floor(now().getTime() / 1000) + CONFIRMATION_TTL_SECONDS,
+    };
+    const requestState = await sealState(await loadKey(), claims);
+    count('requested');
+    if (Math.random() < PURGE_PROBABILITY) {
+      purgeExpiredNonces(deps.db, workspaceId, now()).catch((err: unknown) => deps.logger?.warn({ err }, 'confirmation: purge failed'));
+    }
+    return { kind: 'input_required', result: buildInputRequired(target.message, requestState) };
+  }
+
+  /** Decrypts the state and checks it was issued for exactly this call by this person. */
+  async function openBoundState(request: ConfirmationRequest, workspaceId: string, token: unknown): Promise<ConfirmationClaims> {
+    const claims = await openState(await loadKey(), token, Math.floor(now().getTime() / 1000)).catch(() => {
+      count('invalid_state');
+      throw invalidState();
+    });
+    const { caller } = request.prepared;
+    const bound = claims.tool === request.tool.name
+      && claims.argsDigest === digestArguments(request.args)
+      && claims.personId === caller.personId
+      && claims.organizationId === caller.organizationId
+      && claims.workspaceId === workspaceId;
+    if (!bound) {
+      count('invalid_state');
+      throw invalidState();
+    }
+    return claims;
+  }
+
+  /**
+   * Decline answers once too: the nonce is burnt, so a declined state can never later be
+   * resent as an accept. Best effort — the person declined, so nothing runs either way.
+   */
+  async function refuse(use: NonceUse, answer: 'declined' | 'cancelled'): Promise<never> {
+    try {
+      await consumeNonce(deps.db, use, now());
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'confirmation_replayed') {
+        count('replayed');
+        throw error;
+      }
+      deps.logger?.warn({ err: error }, 'confirmation: could not record a declined confirmation');
+    }
+    count(answer);
+    throw new ApiError('USER_DECLINED', answer === 'cancelled'
+      ? 'The person cancelled the confirmation; nothing was changed.'
+      : 'The person declined the confirmation; nothing was changed.');
+  }
+
+  /** Inside the write's transaction: burn the nonce first (so a replay reads as one), then re-check the version. */
+  function proceed(describe: DescribeTarget, claims: ConfirmationClaims, use: NonceUse): ConfirmationDecision {
+    return {
+      kind: 'proceed',
+      hooks: {
+        inTransaction: async (trx, prepared) => {
+          try {
+            await consumeNonce(trx, use, now());
+          } catch (error) {
+            count(error instanceof ApiError && error.code === 'confirmation_replayed' ? 'replayed' : 'unavailable');
+            throw error;
+          }
+          if (claims.version !== null) {
+            const current = await describe({ db: trx, workspaceId: use.workspaceId, input: prepared.input });
+            if (current.version !== claims.version) {
+              count('conflict');
+              throw new ApiError('CONFLICT', 'The record changed after the confirmation was asked; nothing was changed. Call the tool again to confirm the current record.');
+            }
+          }
+          count('accepted');
+        },
+      },
+    };
+  }
+
+  return async (request) => {
+    const { prepared } = request;
+    const describe = describerFor(request.tool.operation.operationId);
+    const workspaceId = prepared.workspaceId;
+    if (!allowsFormElicitation(request.era, request.clientCapabilities) || describe === undefined || workspaceId === null) {
+      count('required');
+      throw cannotConfirm();
+    }
+    const token = request.params['requestState'];
+    const responses = request.params['inputResponses'];
+    if (token === undefined) {
+      // Answers without the state they answer cannot be tied to any question we asked.
+      if (responses !== undefined) throw invalidState();
+      return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input }));
+    }
+    const claims = await openBoundState(request, workspaceId, token);
+    const answer = readAnswer(responses);
+    if (answer === 'missing') return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input }));
+    const use: NonceUse = { nonce: claims.nonce, workspaceId, personId: claims.personId, tool: claims.tool, expiresAt: claims.expiresAt };
+    if (answer !== 'confirmed') return refuse(use, answer);
+    return proceed(describe, claims, use);
+  };
+}
+
+/** Without a store and a key nothing destructive can be confirmed: the fallback when the feature is not wired. */
 export const requireConfirmation: ConfirmDestructiveCall = async () => {
-  throw new ApiError('confirmation_required', 'This tool deletes, cancels or moves money and needs a confirmation this client cannot give; nothing was changed.');
+  throw cannotConfirm();
 };

@@ -16,7 +16,7 @@ import type { Limits } from '../http/limits.js';
 import type { Metrics } from '../http/metrics.js';
 import type { ResourceTemplateDefinition, ToolDefinition } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
-import { requireConfirmation, type ConfirmDestructiveCall } from './confirmation.js';
+import { createConfirmation, type ConfirmDestructiveCall } from './confirmation.js';
 import { handleMessage } from './handle-message.js';
 import { INTERNAL_ERROR, INVALID_REQUEST, serializeError } from './json-rpc.js';
 import { createMethodTable, type CompletionProvider, type PromptProvider, type ResourceProvider } from './methods/index.js';
@@ -35,7 +35,7 @@ export interface McpRouterDeps {
   readonly auth: Pick<AuthModule, 'bearer'>;
   readonly limits: Limits;
   readonly db: Kysely<Database>;
-  /** Replaced by the confirmation feature (src/mcp/confirmation.ts documents the contract). */
+  /** Overrides the confirmation of destructive tools (default: createConfirmation, src/mcp/confirmation.ts). */
   readonly confirm?: ConfirmDestructiveCall | undefined;
   readonly resources?: ResourceProvider | undefined;
   readonly prompts?: PromptProvider | undefined;
@@ -48,7 +48,7 @@ export function createMcpRouter(deps: McpRouterDeps): Router {
     validators: compileArgumentValidators(deps.tools),
     operations: deps.operations,
     db: deps.db,
-    confirm: deps.confirm ?? requireConfirmation,
+    confirm: deps.confirm ?? createConfirmation({ config: deps.config, db: deps.db, metrics: deps.metrics, logger: deps.logger }),
     metrics: deps.metrics,
     resources: deps.resources,
     prompts: deps.prompts,

@@ -59,10 +59,12 @@ describe('GET /v1/<resource> lists', () => {
     expect((await walk('limit=3&sort=name')).names.filter((n) => n === 'same-name')).to.have.length(7);
   });
 
-  it('returns only the requested fields plus id', async () => {
-    const res = await api.call('GET', '/v1/cost_centers?fields=name,version&limit=3', { workspace: F });
-    expect(res.status).to.equal(200);
-    for (const row of res.body.data) expect(Object.keys(row).sort()).to.deep.equal(['id', 'name', 'version']);
+  it('returns only the requested fields plus id (naming id is allowed)', async () => {
+    for (const fields of ['name,version', 'id,name,version']) {
+      const res = await api.call('GET', `/v1/cost_centers?fields=${fields}&limit=3`, { workspace: F });
+      expect(res.status).to.equal(200);
+      for (const row of res.body.data) expect(Object.keys(row).sort()).to.deep.equal(['id', 'name', 'version']);
+    }
   });
 
   it('uses the default limit of 25 and the default sort', async () => {

@@ -24,7 +24,7 @@ const listWorkspaces: OperationHandler = async (ctx, input) => {
   const spec = readListSpec(ctx, FALLBACK_SPEC);
   const query = input.list ?? { limit: DEFAULT_LIMIT, filters: {} };
   if (Object.keys(query.filters ?? {}).length > 0) throw new ApiError('BAD_REQUEST', 'Unknown filter.');
-  for (const field of query.fields ?? []) if (!spec.fields.includes(field)) throw new ApiError('BAD_REQUEST', 'Unknown field in fields.');
+  for (const field of query.fields ?? []) if (field !== 'id' && !spec.fields.includes(field)) throw new ApiError('BAD_REQUEST', 'Unknown field in fields.');
   const sort = query.sort ?? spec.defaultSort;
   const descending = sort.startsWith('-');
   if (!spec.sortFields.includes(descending ? sort.slice(1) : sort)) throw new ApiError('BAD_REQUEST', 'Unknown sort field.');

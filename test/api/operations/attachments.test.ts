@@ -264,6 +264,19 @@ describe('/v1/attachments', function () {
       expect(download.bytes.equals(pdf)).to.equal(true);
     });
 
+    it('keeps the bytes when an upload races the delete of their last other copy', async () => {
+      // Regression: without the blob row lock (blob-store.ts), PostgreSQL orphaned about half of these.
+      let orphaned = 0;
+      for (let i = 0; i < 15; i += 1) {
+        const pdf = buildSmallPdf(`race ${i}`);
+        const { json: doomed } = await uploadJson(pdf, 'doomed.pdf');
+        const [deleted, survivor] = await Promise.all([rest('DELETE', `/v1/attachments/${doomed.id}`), uploadJson(pdf, 'survivor.pdf')]);
+        expect([deleted.status, survivor.status]).to.deep.equal([204, 201]);
+        if ((await rest('GET', `/v1/attachments/${survivor.json.id}/download`)).status !== 200) orphaned += 1;
+      }
+      expect(orphaned).to.equal(0);
+    });
+
     it('records every write in the activity log', async () => {
       const { json } = await uploadJson(buildSmallPdf('activity'));
       const rows = await app.services.db.selectFrom('activity').select(['operation', 'channel'])
