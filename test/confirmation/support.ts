@@ -81,12 +81,14 @@ export function expectInvalidParams(answer: CallAnswer): void {
   expect(answer.body.result).to.equal(undefined);
 }
 
-/** A pending payable of Matriz that has an account (so settle needs nothing else). */
-export async function pickPendingPayable(db: Kysely<Database>, offset = 0): Promise<string> {
-  const row = await db.selectFrom('titles').select('id')
+/** A pending payable of Matriz that has an account (so settle needs nothing else), not in `used`; adds it there. */
+export async function pickPendingPayable(db: Kysely<Database>, used: Set<string> = new Set()): Promise<string> {
+  let query = db.selectFrom('titles').select('id')
     .where('workspace_id', '=', DEMO.workspaces.matriz).where('kind', '=', 'payable').where('status', '=', 'pending')
-    .where('financial_account_id', 'is not', null)
-    .orderBy('id').offset(offset).limit(1).executeTakeFirstOrThrow();
+    .where('financial_account_id', 'is not', null);
+  if (used.size > 0) query = query.where('id', 'not in', [...used]);
+  const row = await query.orderBy('id').limit(1).executeTakeFirstOrThrow();
+  used.add(row.id);
   return row.id;
 }
 
