@@ -8,6 +8,7 @@ import type { Services } from './bootstrap.js';
 import { requestObservability } from './http/observability.js';
 import { createHealthRouter } from './http/health.js';
 import { createRestRouter } from './http/rest.js';
+import { renderRestFallbacks } from './http/rest-fallback.js';
 import { createMcpRouter } from './mcp/router.js';
 import { createFinanceProviders } from './resources/index.js';
 import { routes, tools, resourceTemplates } from '../generated/registry.gen.js';
@@ -18,6 +19,7 @@ export function createApp(services: Services): Koa {
   const health = createHealthRouter(services);
   app.use(health.routes()).use(health.allowedMethods());
   app.use(services.auth.wellKnownRouter.routes());
+  app.use(renderRestFallbacks());
   const rest = createRestRouter({ operations: services.operations, routes, auth: services.auth, limits: services.limits });
   app.use(rest.routes()).use(rest.allowedMethods());
   const mcp = createMcpRouter({
