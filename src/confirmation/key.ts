@@ -29,11 +29,16 @@ async function readOrCreateKeyFile(file: string): Promise<Uint8Array> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   await fs.mkdir(path.dirname(file), { recursive: true });
+  // Written whole to a private temporary file, then hard-linked into place: `link` fails when the
+  // key exists, so a racing process never overwrites a key (or reads one half written).
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  await fs.writeFile(temporary, `${randomBytes(KEY_BYTES).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
   try {
-    // `wx`: never overwrite a key another process just wrote (it may already have sealed states).
-    await fs.writeFile(file, `${randomBytes(KEY_BYTES).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
+    await fs.link(temporary, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await fs.rm(temporary, { force: true });
   }
   return decodeKey(await fs.readFile(file, 'utf8'), file);
 }

@@ -112,7 +112,10 @@ function buildInputRequired(message: string, requestState: string): Record<strin
 
 export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCall {
   const now = deps.now ?? (() => new Date());
-  let key: Promise<Uint8Array> | undefined;
+  // Loaded (embedded: generated) at start-up so the key file exists before the first question;
+  // a failure is reported on first use, where loadKey retries.
+  let key: Promise<Uint8Array> | undefined = loadConfirmationKey(deps.config);
+  key.catch(() => undefined);
   const count = (outcome: Outcome): void => { deps.metrics?.confirmations?.inc({ outcome }); };
 
   async function loadKey(): Promise<Uint8Array> {
@@ -149,7 +152,8 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
 
   /** Decrypts the state and checks it was issued for exactly this call by this person. */
   async function openBoundState(request: ConfirmationRequest, workspaceId: string, token: unknown): Promise<ConfirmationClaims> {
-    const claims = await openState(await loadKey(), token, Math.floor(now().getTime() / 1000)).catch(() => {
+    const sealingKey = await loadKey();
+    const claims = await openState(sealingKey, token, Math.floor(now().getTime() / 1000)).catch(() => {
       count('invalid_state');
       throw invalidState();
     });
@@ -223,16 +227,30 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
     const responses = request.params['inputResponses'];
     if (token === undefined) {
       // Answers without the state they answer cannot be tied to any question we asked.
-      if (responses !== undefined) throw invalidState();
+      if (responses !== undefined) {
+        count('invalid_state');
+        throw invalidState();
+      }
       return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input }));
     }
     const claims = await openBoundState(request, workspaceId, token);
-    const answer = readAnswer(responses);
+    let answer: Answer;
+    try {
+      answer = readAnswer(responses);
+    } catch (error) {
+      count('invalid_state');
+      throw error;
+    }
     if (answer === 'missing') return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input }));
     const use: NonceUse = { nonce: claims.nonce, workspaceId, personId: claims.personId, tool: claims.tool, expiresAt: claims.expiresAt };
     if (answer !== 'confirmed') return refuse(use, answer);
     return proceed(describe, claims, use);
   };
+}
+
+/** For the caller of a confirmed call whose transaction failed outside the operation's rules. */
+export function confirmationUnavailable(cause: unknown): ApiError {
+  return unavailableError(cause);
 }
 
 /** Without a store and a key nothing destructive can be confirmed: the fallback when the feature is not wired. */

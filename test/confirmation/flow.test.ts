@@ -207,6 +207,24 @@ describe('tools/call confirmation (finance_payables_settle)', function () {
     expect(await countSettlements(app.services.db, id)).to.equal(1);
   });
 
+  it('answers confirmation_unavailable when the write transaction fails before commit, and the state stays usable', async function () {
+    const id = await nextPayable();
+    const version = (await readTitle(app.services.db, id))?.version ?? 0;
+    const { requestState } = expectInputRequired(await settle(id));
+    const nonces = await countNonces(app.services.db);
+    // The settlement's second statement (its transaction row) fails after the nonce was inserted.
+    await sql`ALTER TABLE transactions RENAME TO transactions_away`.execute(app.services.db);
+    try {
+      expectToolError(await settle(id, { requestState, inputResponses: accept() }), 'confirmation_unavailable');
+    } finally {
+      await sql`ALTER TABLE transactions_away RENAME TO transactions`.execute(app.services.db);
+    }
+    await expectUntouched(id, version);
+    expect(await countNonces(app.services.db)).to.equal(nonces);
+    expectSuccess(await settle(id, { requestState, inputResponses: accept() }));
+    expect(await countSettlements(app.services.db, id)).to.equal(1);
+  });
+
   describe('when the client cannot confirm', function () {
     for (const [name, capabilities] of [
       ['the 2025 era', null],

@@ -17,30 +17,57 @@ export interface TestSchema {
   drop(): Promise<void>;
 }
 
+/**
+ * One PostgreSQL database per test run, holding one schema per test app. Kysely's Migrator
+ * introspects every schema of its database (`has_schema_privilege(nspname, …)`), so a schema
+ * dropped by another process mid-query fails that query; a private database per run keeps
+ * concurrent runs (developers, CI) from ever seeing each other's schemas.
+ */
+let runDatabase: Promise<string> | null = null;
+
+async function withClient<T>(connectionString: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function ensureRunDatabase(base: string): Promise<string> {
+  runDatabase ??= (async () => {
+    const name = `kf_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+    await withClient(base, (c) => c.query(`CREATE DATABASE ${name}`));
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    return url.toString();
+  })();
+  return runDatabase;
+}
+
+/** Drops this run's PostgreSQL database (root hook after all tests); a no-op on SQLite. */
+export async function dropRunDatabase(): Promise<void> {
+  const base = process.env.DATABASE_URL;
+  if (!base || runDatabase === null) return;
+  const url = new URL(await runDatabase);
+  runDatabase = null;
+  await withClient(base, (c) => c.query(`DROP DATABASE IF EXISTS ${url.pathname.slice(1)} WITH (FORCE)`));
+}
+
 /** Creates an isolated PostgreSQL schema when DATABASE_URL is set; a no-op on SQLite. */
 export async function createTestSchema(): Promise<TestSchema> {
   const base = process.env.DATABASE_URL;
   if (!base) return { databaseUrl: null, drop: async () => {} };
+  const database = await ensureRunDatabase(base);
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client({ connectionString: base });
-  await client.connect();
-  try {
-    await client.query(`CREATE SCHEMA ${schema}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(base);
+  await withClient(database, (c) => c.query(`CREATE SCHEMA ${schema}`));
+  const url = new URL(database);
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
     databaseUrl: url.toString(),
     async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      try {
-        await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await c.end();
-      }
+      await withClient(database, (c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
     },
   };
 }

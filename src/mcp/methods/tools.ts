@@ -8,7 +8,7 @@ import type { Metrics } from '../../http/metrics.js';
 import type { Database } from '../../store/schema.js';
 import { runToolCall, type ArgumentValidator, type OperationService, type ToolCallOutcome } from '../../dispatch/index.js';
 import { recordToolCall } from '../call-log.js';
-import type { ConfirmDestructiveCall } from '../confirmation.js';
+import { confirmationUnavailable, type ConfirmDestructiveCall } from '../confirmation.js';
 import { INVALID_PARAMS, JsonRpcError } from '../json-rpc.js';
 import type { ToolCatalog } from '../tool-catalog.js';
 import { renderApiError, renderOutput } from '../tool-result.js';
@@ -57,6 +57,7 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
   }
   const { tool } = entry;
   let outcome: ToolCallOutcome;
+  let confirmed = false;
   try {
     outcome = await runToolCall({ operations: deps.operations, db: deps.db }, {
       tool,
@@ -64,18 +65,29 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
       caller: ctx.caller,
       connectionWorkspaceId: ctx.connectionWorkspaceId,
       validate,
-      confirm: (prepared) => deps.confirm({
-        era: ctx.era,
-        clientCapabilities: ctx.era.clientCapabilities,
-        tool,
-        args,
-        params: ctx.params,
-        prepared,
-      }),
+      confirm: async (prepared) => {
+        const decision = await deps.confirm({
+          era: ctx.era,
+          clientCapabilities: ctx.era.clientCapabilities,
+          tool,
+          args,
+          params: ctx.params,
+          prepared,
+        });
+        confirmed = decision.kind === 'proceed';
+        return decision;
+      },
     });
   } catch (error) {
-    record(tool.name, 'internal', null);
-    throw error;
+    if (!confirmed) {
+      record(tool.name, 'internal', null);
+      throw error;
+    }
+    // A confirmed call whose transaction failed for a reason that is not the operation's own
+    // (store down, commit failed): rolled back with its nonce — PROTOCOL.md §6 confirmation_unavailable.
+    ctx.log.error({ err: error, tool: tool.name }, 'mcp: confirmed call failed inside its transaction');
+    deps.metrics?.confirmations?.inc({ outcome: 'unavailable' });
+    outcome = { kind: 'error', error: confirmationUnavailable(error), workspaceId: null };
   }
   switch (outcome.kind) {
     case 'output':
