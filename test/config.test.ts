@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { loadConfig, ConfigError } from '../src/config.js';
+
+const KEY = 'A'.repeat(43);
+
+describe('loadConfig(env)', () => {
+  it('gives working embedded defaults for an empty environment', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config).to.include({
+      port: 3000,
+      host: '127.0.0.1',
+      publicUrl: 'http://localhost:3000',
+      dataDir: path.resolve('/srv/app', './data'),
+      databaseUrl: null,
+      redisUrl: null,
+      accountIssuer: null,
+      confirmationKey: null,
+      metricsToken: null,
+      seedDemoData: true,
+      logLevel: 'info',
+    });
+    expect(config.allowedOrigins).to.deep.equal(['http://localhost:*', 'http://127.0.0.1:*']);
+  });
+
+  it('derives PUBLIC_URL from PORT and strips a trailing slash from an explicit one', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).to.equal('http://localhost:8080');
+    expect(loadConfig({ PUBLIC_URL: 'https://finance.example/' }).publicUrl).to.equal('https://finance.example');
+  });
+
+  it('switches to replica mode with DATABASE_URL: demo seed off, confirmation key required', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://db/finance', CONFIRMATION_KEY: KEY });
+    expect(config.databaseUrl).to.equal('postgres://db/finance');
+    expect(config.seedDemoData).to.equal(false);
+  });
+
+  const invalid: ReadonlyArray<{ given: Record<string, string>; variable: string }> = [
+    { given: { PORT: 'eighty' }, variable: 'PORT' },
+    { given: { PORT: '70000' }, variable: 'PORT' },
+    { given: { PUBLIC_URL: 'localhost:3000' }, variable: 'PUBLIC_URL' },
+    { given: { DATABASE_URL: 'mysql://db/x' }, variable: 'DATABASE_URL' },
+    { given: { REDIS_URL: 'http://cache' }, variable: 'REDIS_URL' },
+    { given: { ACCOUNT_ISSUER: 'https://account.example' }, variable: 'ACCOUNT_JWKS_URL' },
+    { given: { ACCOUNT_JWKS_URL: 'https://account.example/jwks' }, variable: 'ACCOUNT_ISSUER' },
+    { given: { CONFIRMATION_KEY: 'short' }, variable: 'CONFIRMATION_KEY' },
+    { given: { DATABASE_URL: 'postgres://db/finance' }, variable: 'CONFIRMATION_KEY' },
+    { given: { API_READ_BUDGET: '0' }, variable: 'API_READ_BUDGET' },
+    { given: { SEED_DEMO_DATA: 'maybe' }, variable: 'SEED_DEMO_DATA' },
+    { given: { REDIS_KEY_PREFIX: 'has spaces' }, variable: 'REDIS_KEY_PREFIX' },
+  ];
+  for (const { given, variable } of invalid) {
+    it(`fails naming ${variable} for ${JSON.stringify(given)}`, () => {
+      let error: unknown;
+      try {
+        loadConfig(given);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).to.be.instanceOf(ConfigError);
+      expect((error as ConfigError).variable).to.equal(variable);
+      expect((error as ConfigError).message).to.match(new RegExp(`^${variable}: `));
+    });
+  }
+});
