@@ -11,6 +11,7 @@ import type { RouteDefinition } from '../../src/runtime/types.js';
 import { DEMO } from '../helpers/index.js';
 import { startRestApp, type RestApp } from './support/rest-app.js';
 import { REQUESTS, createTaker, takeRandom, type CoverageRequest, type Take } from './support/coverage-requests.js';
+import { snapshotWorkspace } from './support/coverage-isolation.js';
 
 const M = DEMO.workspaces.matriz;
 const F = DEMO.workspaces.filial;
@@ -35,6 +36,8 @@ function brunoIsRefusedPermission(route: RouteDefinition): boolean {
   return !['payables.view', 'receivables.view'].includes(route.operation.permission);
 }
 
+// Response JSON is checked field by field in the tests.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function sendFetch(url: string, request: CoverageRequest, headers: Record<string, string>): Promise<{ status: number; body: any }> {
   const response = await fetch(`${url}${request.path}`, {
     method: request.method,
@@ -64,13 +67,20 @@ describe('every operation × documented status (REST, table-driven)', function (
     const call = (request: CoverageRequest, token?: string) =>
       api.call(request.method, request.path, { ...(workspace ? { workspace } : {}), ...(request.body ? { body: request.body } : {}), ...(token ? { token } : {}) });
 
+    /** A refused call writes nothing: Matriz (the workspace named) is byte-for-byte unchanged. */
+    const refusedIt = (title: string, body: () => Promise<void>) => it(`${title}; nothing written`, async () => {
+      const before = await snapshotWorkspace(api.app.services.db, M);
+      await body();
+      expect((await snapshotWorkspace(api.app.services.db, M)).rows).to.deep.equal(before.rows);
+    });
+
     describe(`${op.operationId} (${op.method} ${op.path})`, () => {
       it(`${route.successStatus}: success path`, async () => {
         const res = await call(await buildFor(route, takeMatriz));
         expect(res.status, JSON.stringify(res.body)).to.equal(route.successStatus);
       });
 
-      it('400: a malformed request is refused (VALIDATION_ERROR / BAD_REQUEST / workspace_required)', async () => {
+      refusedIt('400: a malformed request is refused (VALIDATION_ERROR / BAD_REQUEST / workspace_required)', async () => {
         const request = await buildFor(route, takeRandom);
         let res;
         let expected: string;
@@ -92,7 +102,7 @@ describe('every operation × documented status (REST, table-driven)', function (
         expect(res.body.error.code).to.equal(expected);
       });
 
-      it('401: no token, and a token minted for the MCP audience', async () => {
+      refusedIt('401: no token, and a token minted for the MCP audience', async () => {
         const request = await buildFor(route, takeRandom);
         const headers: Record<string, string> = workspace ? { 'x-workspace-id': workspace } : {};
         const none = await sendFetch(api.url, request, headers);
@@ -104,7 +114,7 @@ describe('every operation × documented status (REST, table-driven)', function (
         expect(mcp.body.error.code).to.equal('unauthorized');
       });
 
-      it('403: insufficient_scope, and a refused permission or workspace for bruno', async () => {
+      refusedIt('403: insufficient_scope, and a refused permission or workspace for bruno', async () => {
         const request = await buildFor(route, takeRandom);
         const scoped = await call(request, await api.token('ana', insufficientScope(route)));
         expect(scoped.status, JSON.stringify(scoped.body)).to.equal(403);
@@ -122,7 +132,7 @@ describe('every operation × documented status (REST, table-driven)', function (
       });
 
       if (hasPathId(route)) {
-        it('404: an id that names no record', async () => {
+        refusedIt('404: an id that names no record', async () => {
           const res = await call(await buildFor(route, takeRandom));
           expect(res.status, JSON.stringify(res.body)).to.equal(404);
           expect(res.body.error.code).to.equal('NOT_FOUND');
@@ -144,12 +154,14 @@ describe('every operation answers 429 once the API budget is spent (REST, table-
   after(async () => { await api?.close(); });
 
   for (const route of routes) {
-    it(`${route.operation.operationId}: 429 RATE_LIMITED with Retry-After`, async () => {
+    it(`${route.operation.operationId}: 429 RATE_LIMITED with Retry-After; nothing written`, async () => {
+      const before = await snapshotWorkspace(api.app.services.db, M);
       const request = await buildFor(route, takeRandom);
       const res = await api.call(request.method, request.path, { ...(route.operation.workspaceScoped ? { workspace: M } : {}), ...(request.body ? { body: request.body } : {}) });
       expect(res.status, JSON.stringify(res.body)).to.equal(429);
       expect(res.body.error.code).to.equal('RATE_LIMITED');
       expect(res.headers.get('retry-after')).to.match(/^\d+$/);
+      expect((await snapshotWorkspace(api.app.services.db, M)).rows).to.deep.equal(before.rows);
     });
   }
 });

@@ -8,7 +8,7 @@ import type { Selectable } from 'kysely';
 import type { CategoriesTable } from '../../store/schema.js';
 import type { ListSpec } from '../../runtime/types.js';
 import type { OperationContext, OperationHandler } from '../context.js';
-import { ApiError, notFound, validationError } from '../errors.js';
+import { ApiError, validationError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { auditJson, findInWorkspace, readBody, requireWorkspace, translateConstraintError } from '../records.js';
@@ -51,13 +51,16 @@ function rule(message: string): ApiError {
   return new ApiError('UNPROCESSABLE_ENTITY', message);
 }
 
-/** A parent named in the body must be a category of this workspace (another workspace's → NOT_FOUND). */
+/**
+ * A parent named in the body must be a category of this workspace. Like every other id in a
+ * request body, an unknown one (or another workspace's) is a rule failure, not a missing target.
+ */
 async function loadParent(ctx: OperationContext, parentId: unknown): Promise<CategoryRow | null> {
   if (parentId === null || parentId === undefined) return null;
   try {
     return await findInWorkspace(ctx, 'categories', String(parentId), 'Parent category');
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'NOT_FOUND') throw notFound('Parent category');
+    if (err instanceof ApiError && err.code === 'NOT_FOUND') throw rule('The parent category does not exist in this workspace.');
     throw err;
   }
 }

@@ -40,10 +40,11 @@ describe('categories.* (REST)', () => {
     expect(res.status).to.equal(422);
   });
 
-  it('POST /v1/categories answers NOT_FOUND for a parent of another workspace', async () => {
+  it('POST /v1/categories answers UNPROCESSABLE_ENTITY for a parent of another workspace, as for any unknown id in a body', async () => {
     const other = await api.call('POST', '/v1/categories', { workspace: DEMO.workspaces.filial, body: { name: 'Filial', type: 'debit' } });
     const res = await create({ name: 'x', type: 'debit', parent_id: other.body.id });
-    expect(res.status).to.equal(404);
+    expect(res.status).to.equal(422);
+    expect(res.body.error.code).to.equal('UNPROCESSABLE_ENTITY');
   });
 
   it('POST /v1/categories answers CONFLICT for an Idempotency-Key reused with another body', async () => {
