@@ -31,7 +31,7 @@ async function readOrCreateKeyFile(file: string): Promise<Uint8Array> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   // Written whole to a private temporary file, then hard-linked into place: `link` fails when the
   // key exists, so a racing process never overwrites a key (or reads one half written).
-  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const temporary = `${file}.${randomBytes(9).toString('hex')}.tmp`;
   await fs.writeFile(temporary, `${randomBytes(KEY_BYTES).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
   try {
     await fs.link(temporary, file);

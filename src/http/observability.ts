@@ -57,7 +57,7 @@ function carryRequestId(error: unknown, requestId: string): void {
 
 export function requestObservability({ logger, metrics }: { logger: Logger; metrics: Metrics }): Koa.Middleware {
   return async function observeRequest(ctx, next) {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const requestId = resolveRequestId(ctx.get('X-Request-Id') || undefined);
     ctx.state.requestId = requestId;
     ctx.state.log = logger.child({ request_id: requestId });
@@ -73,7 +73,7 @@ export function requestObservability({ logger, metrics }: { logger: Logger; metr
       const matched = (ctx as unknown as RoutedContext)._matchedRoute;
       const route = typeof matched === 'string' ? matched : undefined;
       const status = readStatus(ctx, error);
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const durationMs = performance.now() - started;
       // Unmatched paths share one label so scanners cannot grow the series without bound.
       metrics.httpRequests.inc({ route: route ?? 'unmatched', method: ctx.method, status: String(status) });
       ctx.state.log.info(

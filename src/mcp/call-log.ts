@@ -14,14 +14,14 @@ export interface ToolCallRecord {
   readonly caller: Caller;
   /** `ok`, the ApiError code, `input_required`, `invalid_params` or `internal`. */
   readonly status: string;
-  readonly startedAt: bigint;
+  readonly startedAt: number;
   readonly requestId: string | undefined;
   readonly era: Era;
 }
 
 /** `metrics` is optional so the transport works while observability is absent (tests, tools). */
 export function recordToolCall(log: Logger, metrics: Partial<Metrics> | undefined, record: ToolCallRecord): void {
-  const seconds = Number(process.hrtime.bigint() - record.startedAt) / 1e9;
+  const seconds = (performance.now() - record.startedAt) / 1000;
   // The request's child logger already carries request_id (http/observability); do not repeat the key.
   const boundRequestId = log.bindings()['request_id'] !== undefined;
   log.info({

@@ -44,7 +44,7 @@ describe('recordToolCall()', function () {
     const log = pino({ level: 'info' }, sink);
     recordToolCall(log, undefined, {
       tool: 'finance_payables_list', workspaceId: 'w1', caller: fakeCallers['reader']!, status: 'ok',
-      startedAt: process.hrtime.bigint(), requestId: 'r1', era: { modern: true, version: '2026-07-28' },
+      startedAt: performance.now(), requestId: 'r1', era: { modern: true, version: '2026-07-28' },
     });
     expect(lines).to.have.length(1);
     const line = JSON.parse(lines[0]!) as Record<string, unknown>;
@@ -61,7 +61,7 @@ describe('recordToolCall() with a request logger', function () {
     const log = pino({ level: 'info' }, sink).child({ request_id: 'r9' });
     recordToolCall(log, undefined, {
       tool: 't', workspaceId: null, caller: fakeCallers['admin']!, status: 'NOT_FOUND',
-      startedAt: process.hrtime.bigint(), requestId: 'r9', era: { modern: false, version: '2025-03-26' },
+      startedAt: performance.now(), requestId: 'r9', era: { modern: false, version: '2025-03-26' },
     });
     expect(lines[0]!.match(/"request_id"/g)).to.have.length(1);
     expect(JSON.parse(lines[0]!)).to.include({ request_id: 'r9', status: 'NOT_FOUND', workspace: null, era: '2025-03-26' });

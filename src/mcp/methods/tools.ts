@@ -43,7 +43,7 @@ export function createToolMethods(deps: ToolMethodDeps): MethodTable {
 }
 
 async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Record<string, unknown>> {
-  const startedAt = process.hrtime.bigint();
+  const startedAt = performance.now();
   const record = (tool: string, status: string, workspaceId: string | null): void =>
     recordToolCall(ctx.log, deps.metrics, { tool, status, workspaceId, startedAt, caller: ctx.caller, requestId: ctx.requestId, era: ctx.era });
   const name = ctx.params['name'];
