@@ -89,9 +89,12 @@ function describeSort(sort: ParameterModel): string {
   return base + direction + fallback;
 }
 
+/** The most values one `in` filter takes; the same bound as MAX_IN_VALUES in src/api/list.ts. */
+export const MAX_IN_FILTER_VALUES = 100;
+
 /**
  * One filter: the scalar schema when only `eq` is supported; otherwise the scalar (eq) or an
- * object of the supported operators (`in` takes a non-empty array).
+ * object of the supported operators (`in` takes an array of 1 to MAX_IN_FILTER_VALUES values).
  */
 export function planFilterSchema(filter: ParameterModel): JsonSchema {
   const operators = filter.filterOperators ?? ['eq'];
@@ -100,7 +103,7 @@ export function planFilterSchema(filter: ParameterModel): JsonSchema {
   if (operators.length === 1 && operators[0] === 'eq') return { ...scalar, description };
   const operatorProperties: Record<string, JsonSchema> = {};
   for (const op of operators as FilterOperator[]) {
-    operatorProperties[op] = op === 'in' ? { type: 'array', items: scalar, minItems: 1 } : scalar;
+    operatorProperties[op] = op === 'in' ? { type: 'array', items: scalar, minItems: 1, maxItems: MAX_IN_FILTER_VALUES } : scalar;
   }
   const objectForm = { type: 'object', additionalProperties: false, minProperties: 1, properties: operatorProperties };
   if (!operators.includes('eq')) return { ...objectForm, description };

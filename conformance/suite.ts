@@ -72,7 +72,14 @@ export async function runConformanceSuite(options: SuiteOptions): Promise<SuiteR
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
   child.stderr.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  const exitCode = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+  const exitCode = await new Promise<number>((resolve) => {
+    // A missing Node 22 binary (no `npm ci`) is a failed run, not a hang.
+    child.once('error', (err) => {
+      stdout += `cannot start the conformance suite: ${err.message}\n`;
+      resolve(1);
+    });
+    child.once('close', (code) => resolve(code ?? 1));
+  });
   return { version: options.version, exitCode, stdout, scenarios: await readResults(options.outputDir) };
 }
 

@@ -15,6 +15,7 @@ import { routes, tools, resourceTemplates } from '../generated/registry.gen.js';
 
 export function createApp(services: Services): Koa {
   const app = new Koa();
+  app.proxy = services.config.trustProxy;
   app.use(requestObservability({ logger: services.logger, metrics: services.metrics }));
   const health = createHealthRouter(services);
   app.use(health.routes()).use(health.allowedMethods());

@@ -33,6 +33,12 @@ export interface Config {
   readonly protocolRateLimitPerMinute: number;
   /** Failed authentications per minute per address before 429. */
   readonly authFailureLimitPerMinute: number;
+  /**
+   * Behind a reverse proxy / load balancer that sets X-Forwarded-For: take the client address
+   * (the failed-authentication throttle's key) from it. false → the socket's peer address, so a
+   * client cannot pick its own address by sending the header.
+   */
+  readonly trustProxy: boolean;
   /** API budget per person per organization, per window. */
   readonly apiReadBudget: number;
   readonly apiWriteBudget: number;
@@ -127,6 +133,7 @@ export function loadConfig(env: Env, cwd = '.'): Config {
     metricsToken: env.METRICS_TOKEN || null,
     protocolRateLimitPerMinute: readInt(env, 'PROTOCOL_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     authFailureLimitPerMinute: readInt(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    trustProxy: readBool(env, 'TRUST_PROXY', false),
     apiReadBudget: readInt(env, 'API_READ_BUDGET', 1200, 1, 10_000_000),
     apiWriteBudget: readInt(env, 'API_WRITE_BUDGET', 300, 1, 10_000_000),
     apiBudgetWindowSeconds: readInt(env, 'API_BUDGET_WINDOW_SECONDS', 60, 1, 86_400),

@@ -123,7 +123,8 @@ export const tool: ToolDefinition = {
                         "checking"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }

@@ -96,7 +96,8 @@ export const tool: ToolDefinition = {
                         "22222222-2222-4222-8222-222222222222"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }
@@ -149,7 +150,8 @@ export const tool: ToolDefinition = {
                         "mcp"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }
@@ -187,7 +189,8 @@ export const tool: ToolDefinition = {
                         "payables"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }
@@ -225,7 +228,8 @@ export const tool: ToolDefinition = {
                         "payables.settle"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }

@@ -131,7 +131,8 @@ export const tool: ToolDefinition = {
                         "application/pdf"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }
@@ -184,7 +185,8 @@ export const tool: ToolDefinition = {
                         "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }

@@ -116,7 +116,8 @@ export const tool: ToolDefinition = {
                         "0a1b2c3d-4e5f-4a6b-9c7d-8e9f0a1b2c3d"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }
@@ -160,7 +161,8 @@ export const tool: ToolDefinition = {
                         1
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   },
                   "gte": {
                     "type": "integer",

@@ -114,7 +114,8 @@ export const tool: ToolDefinition = {
                         "cost"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }

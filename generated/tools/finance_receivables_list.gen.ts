@@ -133,7 +133,8 @@ export const tool: ToolDefinition = {
                         "pending"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }
@@ -437,7 +438,8 @@ export const tool: ToolDefinition = {
                         "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }
@@ -478,7 +480,8 @@ export const tool: ToolDefinition = {
                         "8b2e4c61-0f3a-4d5b-8e7c-1a9f2d3b4c5e"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }
@@ -519,7 +522,8 @@ export const tool: ToolDefinition = {
                         "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
                       ]
                     },
-                    "minItems": 1
+                    "minItems": 1,
+                    "maxItems": 100
                   }
                 }
               }

@@ -1,8 +1,10 @@
 /**
  * createOperationService: the OperationService over the generated route table. Runs the checks
  * of SECURITY.md §4 in order — membership → scope → permission → workspace → arguments →
- * Seguridad → API budget → hooks → (transaction: idempotency → operation) — and nothing
- * else; transports map requests/responses, operation modules hold the business rules.
+ * Seguridad → API budget → hooks → confirmation → (transaction: confirmation proof consumed →
+ * idempotency → operation) — and nothing else; transports map requests/responses, operation
+ * modules hold the business rules. A destructive call on the `mcp` channel runs only with a
+ * ConfirmationProof, whatever the transport decided (defence in depth, SECURITY.md §5).
  * Constraint violations that escape an operation become CONFLICT, never a 500.
  *
  *   createOperationService({db, routes, handlers, budget?, now?}): OperationService
@@ -10,9 +12,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { OperationRef, RouteDefinition } from '../runtime/types.js';
-import type { OperationHandler, OperationOutput } from './context.js';
+import type { Caller, OperationHandler, OperationOutput } from './context.js';
 import type { ListAwareContext } from './list.js';
-import type { ApiBudget, BudgetDecision, ExecuteRequest, OperationService, PreparedCall } from './service.js';
+import {
+  isConfirmationProof,
+  type ApiBudget, type BudgetDecision, type ConfirmationProof, type ExecuteRequest, type OperationService, type PreparedCall, type WorkspaceHint,
+} from './service.js';
 import { assertMembership, assertPermission, assertScope, canReach, resolveWorkspace } from '../auth/authorize.js';
 import { compileRouteValidator, type ArgumentsValidator } from './validation.js';
 import { assertNotBlocked } from './seguridad.js';
@@ -56,6 +61,23 @@ function isSeguridadItself(operation: OperationRef): boolean {
   return operation.operationId.startsWith('security_settings.');
 }
 
+/** Deletes, cancels and money moves: the rule of the generated `destructiveHint` (codegen/annotations.ts). */
+export function isDestructive(operation: OperationRef): boolean {
+  return operation.method === 'DELETE' || operation.operationId.endsWith('.cancel') || operation.movesMoney;
+}
+
+/**
+ * The confirmation step's last word: a destructive MCP call needs a proof made by
+ * src/mcp/confirmation.ts, and anything offered as a proof must be one. Never trusts the
+ * tool's annotation or the dispatcher's choice to ask.
+ */
+function requireConfirmationProof(caller: Caller, operation: OperationRef, offered: unknown): ConfirmationProof | undefined {
+  const needed = caller.channel === 'mcp' && isDestructive(operation);
+  if (offered === undefined && !needed) return undefined;
+  if (isConfirmationProof(offered)) return offered;
+  throw new ApiError('confirmation_required', 'This tool deletes, cancels or moves money and needs the person\'s confirmation; nothing was changed.');
+}
+
 export function rateLimitHeaders(decision: BudgetDecision | undefined): Record<string, string> {
   if (!decision) return {};
   return {
@@ -73,7 +95,9 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
   const operations = indexRoutes(deps);
   const now = deps.now ?? (() => new Date());
 
-  async function runWrite(prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest): Promise<OperationOutput> {
+  async function runWrite(
+    prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest, proof: ConfirmationProof | undefined,
+  ): Promise<OperationOutput> {
     const { operation, caller, workspaceId, input } = prepared;
     const compiled = operations.get(operation.operationId);
     const route = compiled?.route;
@@ -83,6 +107,8 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const hash = scope ? hashRequest(operation.operationId, input) : '';
     try {
       return await deps.db.transaction().execute(async (trx) => {
+        // The confirmation is burnt with the write or not at all (SECURITY.md §5).
+        await proof?.consumeInTransaction(trx, prepared);
         await request.hooks?.inTransaction?.(trx, prepared);
         const startedAt = now();
         if (scope) {
@@ -110,17 +136,27 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     }
   }
 
+  function findOperation(operationId: string): CompiledOperation {
+    const compiled = operations.get(operationId);
+    if (!compiled) throw new Error(`Unknown operationId: ${operationId}`);
+    return compiled;
+  }
+
+  /** Membership → scope → permission → workspace: one function for `execute` and `authorize`, so both answer alike. */
+  async function authorizeCall(operation: OperationRef, caller: Caller, hint: WorkspaceHint): Promise<string | null> {
+    assertMembership(caller);
+    assertScope(caller, operation);
+    assertPermission(caller, operation);
+    return operation.workspaceScoped ? resolveWorkspace(deps.db, caller, hint) : null;
+  }
+
   async function execute(request: ExecuteRequest): Promise<OperationOutput> {
-    const compiled = operations.get(request.operationId);
-    if (!compiled) throw new Error(`Unknown operationId: ${request.operationId}`);
+    const compiled = findOperation(request.operationId);
     const { route, validate, handler } = compiled;
     const operation = route.operation;
     const { caller } = request;
 
-    assertMembership(caller);
-    assertScope(caller, operation);
-    assertPermission(caller, operation);
-    const workspaceId = operation.workspaceScoped ? await resolveWorkspace(deps.db, caller, request.workspace) : null;
+    const workspaceId = await authorizeCall(operation, caller, request.workspace);
     validate(request.input);
     if (workspaceId && !isSeguridadItself(operation)) await assertNotBlocked(deps.db, workspaceId, caller.channel, operation);
     const decision = await deps.budget?.consume(caller.personId, caller.organizationId, operation.method === 'GET' ? 'read' : 'write');
@@ -129,16 +165,20 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     // A route without a handler is a deployment bug; it still gets every check above first.
     if (!handler) throw new Error(`No handler for operationId: ${request.operationId}`);
     const prepared: PreparedCall = { operation, caller, workspaceId, input: request.input };
-    await request.hooks?.beforeExecute?.(prepared);
+    const offered: unknown = await request.hooks?.beforeExecute?.(prepared);
+    const proof = requireConfirmationProof(caller, operation, offered);
     if (operation.method === 'GET') {
       const ctx: ListAwareContext = { caller, workspaceId, db: deps.db, now, listSpec: compiled.route.list };
       return withHeaders(await handler(ctx, request.input), headers);
     }
-    return withHeaders(await runWrite(prepared, handler, request), headers);
+    return withHeaders(await runWrite(prepared, handler, request, proof), headers);
   }
 
   return {
     execute,
+    async authorize(request) {
+      return authorizeCall(findOperation(request.operationId).route.operation, request.caller, request.workspace);
+    },
     canReach(caller, operation: OperationRef) {
       return canReach(caller, operation);
     },

@@ -5,11 +5,13 @@
  *
  *   hashRequest(operationId, input): string
  *   findReplay(db, scope, hash, now): Promise<OperationOutput | null>   // CONFLICT when the key was used for another request
- *   storeResponse(db, scope, hash, output, now): Promise<void>
+ *   storeResponse(db, scope, hash, output, now, random?): Promise<void>   // and, 1 time in 100, purgeExpiredKeys
+ *   purgeExpiredKeys(db, workspaceId, now, limit?): Promise<number>        // ≤ limit expired rows of one workspace
  */
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { isPostgres } from '../store/migrations/column-types.js';
 import type { OperationInput, OperationOutput } from './context.js';
 import { ApiError } from './errors.js';
 
@@ -65,7 +67,40 @@ export async function findReplay(db: Kysely<Database>, scope: IdempotencyScope, 
   };
 }
 
-export async function storeResponse(db: Kysely<Database>, scope: IdempotencyScope, hash: string, output: OperationOutput, now: Date): Promise<void> {
+/** Share of stored responses that also purge expired keys of their workspace. */
+export const PURGE_PROBABILITY = 0.01;
+/** The most expired rows one purge deletes, so a purge costs one small statement however far behind it is. */
+export const PURGE_BATCH = 100;
+
+/**
+ * Deletes at most `limit` expired keys of one workspace (the workspace guard wants every
+ * statement on a finance table scoped, and a busy workspace purges its own keys). On
+ * PostgreSQL rows another transaction holds are skipped, so concurrent purges never wait on
+ * (or deadlock with) each other inside the caller's transaction. Returns how many went.
+ */
+export async function purgeExpiredKeys(db: Kysely<Database>, workspaceId: string, now: Date, limit = PURGE_BATCH): Promise<number> {
+  const postgres = isPostgres(db as Kysely<unknown>);
+  // A materialized CTE, not `IN (SELECT … LIMIT n)`: PostgreSQL may rescan such a subquery per
+  // outer row, and with SKIP LOCKED each rescan finds the next n rows, so the limit would not hold.
+  const result = await db
+    .with((cte) => (postgres ? cte('expired').materialized() : cte('expired')), (qc) => {
+      const expired = qc.selectFrom('idempotency_keys').select(['person_id', 'key'])
+        .where('workspace_id', '=', workspaceId).where('expires_at', '<', now.toISOString())
+        .limit(limit);
+      return postgres ? expired.forUpdate().skipLocked() : expired;
+    })
+    .deleteFrom('idempotency_keys')
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) => eb(eb.refTuple('person_id', 'key'), 'in', eb.selectFrom('expired').select(['person_id', 'key']).$asTuple('person_id', 'key')))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function storeResponse(
+  db: Kysely<Database>, scope: IdempotencyScope, hash: string, output: OperationOutput, now: Date, random: () => number = Math.random,
+): Promise<void> {
+  // Nothing else ever deletes keys nobody reuses: a cheap, bounded purge on a share of writes.
+  if (random() < PURGE_PROBABILITY) await purgeExpiredKeys(db, scope.workspaceId, now);
   await db.insertInto('idempotency_keys').values({
     workspace_id: scope.workspaceId,
     person_id: scope.personId,

@@ -6,7 +6,7 @@
 import type { JsonSchema } from '../runtime/types.js';
 import { validationError } from './errors.js';
 import { parseMoneyInputAllowZero } from './money.js';
-import { compileSchema, toIssues } from './validation.js';
+import { boundedValidationError, compileSchema, toIssues } from './validation.js';
 
 export type ColumnKind = 'string' | 'date' | 'money' | 'boolean' | 'integer' | 'timestamp' | 'uuid';
 
@@ -38,7 +38,7 @@ function checkSchema(value: unknown, schema: JsonSchema, path: string): void {
   // The filter schema is the field's scalar schema; money schemas use exclusiveMinimum 0, which
   // is fine for filters too (amount filters are positive).
   const validate = compileSchema(schema);
-  if (!validate(value)) throw validationError(toIssues(validate.errors, path));
+  if (!validate(value)) throw boundedValidationError(toIssues(validate.errors, path));
 }
 
 export function coerceFilterValue(raw: unknown, kind: ColumnKind, schema: JsonSchema, path: string): string | number {

@@ -11,10 +11,10 @@
  */
 import { sql, type Kysely, type SelectQueryBuilder, type Selectable, type Expression, type SqlBool } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { FilterOperator, ListSpec } from '../runtime/types.js';
+import type { FilterOperator, JsonSchema, ListSpec } from '../runtime/types.js';
 import type { ListQuery, OperationContext } from './context.js';
 import { ApiError, validationError } from './errors.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { assertCursorFits, decodeCursor, encodeCursor } from './cursor.js';
 import { coerceFilterValue, isNumericKind, type ColumnKind } from './list-values.js';
 
 export type { ColumnKind } from './list-values.js';
@@ -50,6 +50,8 @@ export interface ListResult {
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
+/** The most values one `in` filter may list (REST and MCP alike; the MCP schema says maxItems). */
+export const MAX_IN_VALUES = 100;
 const SORT_KEY = '__sort_key';
 
 function badRequest(message: string): ApiError {
@@ -79,30 +81,59 @@ function sortExpression(column: ListColumn): Expression<unknown> {
 
 const COMPARATORS: Record<Exclude<FilterOperator, 'in'>, string> = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
-function applyFilters<T extends keyof Database>(qb: AnySelect, query: ListQuery, spec: ListSpec, def: ListDefinition<T>): AnySelect {
+/** The values of an `in` filter: an array (MCP, REST after splitting) or comma-separated text. */
+function readInList(raw: unknown): unknown[] {
+  return Array.isArray(raw) ? raw : String(raw).split(',');
+}
+
+interface FilterStep {
+  readonly name: string;
+  readonly operator: FilterOperator;
+  readonly raw: unknown;
+  readonly schema: JsonSchema;
+}
+
+/**
+ * Checks every filter's name, operator and `in` size before any filter is applied: custom
+ * filters included, so no filter ever receives more than MAX_IN_VALUES values (40,000 ids once
+ * reached SQLite's variable limit as a 500).
+ */
+function checkFilters(query: ListQuery, spec: ListSpec): FilterStep[] {
+  const steps: FilterStep[] = [];
   for (const [name, operators] of Object.entries(query.filters ?? {})) {
     const allowed = spec.filters[name];
     if (!allowed) throw badRequest('Unknown filter.');
     for (const [operator, raw] of Object.entries(operators ?? {}) as [FilterOperator, unknown][]) {
       if (!allowed.operators.includes(operator)) throw badRequest('Unknown filter operator.');
-      const custom = def.customFilters?.[name];
-      if (custom) {
-        qb = custom(qb, operator, raw);
-        continue;
-      }
-      const column = def.columns[name];
-      if (!column) throw badRequest('Unknown filter.');
       if (operator === 'in') {
-        const list = Array.isArray(raw) ? raw : String(raw).split(',');
-        if (list.length === 0 || list.length > 100) {
-          throw validationError([{ path: `filters.${name}.in`, message: 'must list from 1 to 100 values' }]);
+        const list = readInList(raw);
+        if (list.length === 0 || list.length > MAX_IN_VALUES) {
+          throw validationError([{ path: `filters.${name}.in`, message: `must list from 1 to ${MAX_IN_VALUES} values` }]);
         }
-        const values = list.map((v) => coerceFilterValue(v, column.kind, allowed.schema, `filters.${name}.in`));
-        qb = qb.where(sql.ref(column.column), 'in', values);
+        steps.push({ name, operator, raw: list, schema: allowed.schema });
       } else {
-        const value = coerceFilterValue(raw, column.kind, allowed.schema, `filters.${name}.${operator}`);
-        qb = qb.where(sql.ref(column.column), COMPARATORS[operator] as '=', value);
+        steps.push({ name, operator, raw, schema: allowed.schema });
       }
+    }
+  }
+  return steps;
+}
+
+function applyFilters<T extends keyof Database>(qb: AnySelect, query: ListQuery, spec: ListSpec, def: ListDefinition<T>): AnySelect {
+  for (const { name, operator, raw, schema } of checkFilters(query, spec)) {
+    const custom = def.customFilters?.[name];
+    if (custom) {
+      qb = custom(qb, operator, raw);
+      continue;
+    }
+    const column = def.columns[name];
+    if (!column) throw badRequest('Unknown filter.');
+    if (operator === 'in') {
+      const values = (raw as unknown[]).map((v) => coerceFilterValue(v, column.kind, schema, `filters.${name}.in`));
+      qb = qb.where(sql.ref(column.column), 'in', values);
+    } else {
+      const value = coerceFilterValue(raw, column.kind, schema, `filters.${name}.${operator}`);
+      qb = qb.where(sql.ref(column.column), COMPARATORS[operator] as '=', value);
     }
   }
   return qb;
@@ -144,6 +175,7 @@ export async function listRecords<T extends keyof Database>(
 
   if (q.cursor !== undefined) {
     const position = decodeCursor(q.cursor, sortText);
+    assertCursorFits(position, sort.column.kind);
     // cmp is one of two literals, never input; values are bound parameters.
     const op = sql.raw(sort.descending ? '<' : '>');
     qb = qb.where(

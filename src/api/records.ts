@@ -21,7 +21,7 @@ export function isUuid(text: unknown): text is string {
   return typeof text === 'string' && UUID.test(text);
 }
 
-export function requireWorkspace(ctx: OperationContext): string {
+export function requireWorkspace(ctx: Pick<OperationContext, 'workspaceId'>): string {
   if (!ctx.workspaceId) throw new Error('This operation needs a resolved workspace');
   return ctx.workspaceId;
 }

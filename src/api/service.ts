@@ -19,8 +19,11 @@ export interface WorkspaceHint {
 
 /** Called between the checks and the write; may throw an ApiError to stop the call. */
 export interface ExecuteHooks {
-  /** After every check passed, before the transaction opens (e.g. ask for confirmation). */
-  readonly beforeExecute?: (prepared: PreparedCall) => Promise<void>;
+  /**
+   * After every check passed, before the transaction opens (e.g. ask for confirmation). A
+   * confirmation step resolves to the `ConfirmationProof` it was given for this call.
+   */
+  readonly beforeExecute?: (prepared: PreparedCall) => Promise<ConfirmationProof | void>;
   /** Inside the operation's transaction, before the operation runs (e.g. consume a nonce). */
   readonly inTransaction?: (trx: Kysely<Database>, prepared: PreparedCall) => Promise<void>;
 }
@@ -40,9 +43,23 @@ export interface ExecuteRequest {
   readonly hooks?: ExecuteHooks;
 }
 
+/** A call before its input is read: enough for the checks that come before arguments. */
+export interface AuthorizeRequest {
+  readonly operationId: string;
+  readonly caller: Caller;
+  readonly workspace: WorkspaceHint;
+}
+
 export interface OperationService {
   /** Runs one operation with all checks; throws `ApiError` for anything the caller can act on. */
   execute(request: ExecuteRequest): Promise<OperationOutput>;
+  /**
+   * The checks `execute` runs before arguments — membership → scope → permission → workspace —
+   * with the very same answers; returns the resolved workspace. Lets a transport refuse before
+   * it reads a body or parses a query. `execute` runs them again: it stays the one authority.
+   * Optional so test doubles of the seam need not implement it.
+   */
+  authorize?(request: AuthorizeRequest): Promise<string | null>;
   /** Scope and permission only (no workspace): whether the caller could run the operation. Used to filter tools/list. */
   canReach(caller: Caller, operation: OperationRef): boolean;
 }
@@ -62,4 +79,40 @@ export interface BudgetDecision {
  */
 export interface ApiBudget {
   consume(personId: string, organizationId: string, kind: 'read' | 'write'): Promise<BudgetDecision>;
+}
+
+/**
+ * Proof that the person confirmed one destructive MCP call (SECURITY.md §5). `execute` refuses a
+ * destructive call on the `mcp` channel without one (`confirmation_required`) and runs
+ * `consumeInTransaction` inside the write's transaction, before the operation, so the
+ * confirmation's nonce is burnt with the write or not at all.
+ *
+ * Only objects made by the issuer count (`isConfirmationProof`), and the issuer is handed out
+ * once per process: `src/mcp/confirmation.ts` claims it when it loads and keeps it private. A
+ * look-alike object is refused; a second claim throws, so another module cannot quietly mint.
+ */
+export interface ConfirmationProof {
+  /** Consumes the confirmation for this call; throws (e.g. `confirmation_replayed`) to stop it and roll back. */
+  readonly consumeInTransaction: (trx: Kysely<Database>, prepared: PreparedCall) => Promise<void>;
+}
+
+export type ConfirmationProofIssuer = (consumeInTransaction: ConfirmationProof['consumeInTransaction']) => ConfirmationProof;
+
+const issuedProofs = new WeakSet<object>();
+let issuerClaimed = false;
+
+/** Hands out the only way to make a `ConfirmationProof`; throws on a second call. */
+export function claimConfirmationIssuer(): ConfirmationProofIssuer {
+  if (issuerClaimed) throw new Error('The confirmation proof issuer was already claimed (it belongs to src/mcp/confirmation.ts).');
+  issuerClaimed = true;
+  return (consumeInTransaction) => {
+    const proof: ConfirmationProof = Object.freeze({ consumeInTransaction });
+    issuedProofs.add(proof);
+    return proof;
+  };
+}
+
+/** Whether `value` was made by the issuer (not merely shaped like a proof). */
+export function isConfirmationProof(value: unknown): value is ConfirmationProof {
+  return typeof value === 'object' && value !== null && issuedProofs.has(value);
 }

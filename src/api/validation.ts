@@ -5,16 +5,17 @@
  *
  *   createAjv(): Ajv2020
  *   compileSchema(schema: JsonSchema): ValidateFunction          // cached per schema object
- *   toIssues(errors, prefix): ValidationIssue[]                   // ajv errors → {path, message}, no values echoed
- *   assertValid(validate, value, prefix): void                    // throws VALIDATION_ERROR with every issue
- *   compileRouteValidator(route): (input: OperationInput) => void // path/query/Idempotency-Key + JSON body, all issues
+ *   toIssues(errors, prefix): ValidationIssue[]                   // ajv errors → {path, message}, no values echoed, ≤ MAX_ISSUES + 1
+ *   boundedValidationError(issues, message?): ApiError            // VALIDATION_ERROR with ≤ MAX_ISSUES issues (+ details.truncated)
+ *   assertValid(validate, value, prefix): void                    // throws VALIDATION_ERROR with the issues
+ *   compileRouteValidator(route): (input: OperationInput) => void // path/query/Idempotency-Key + JSON body, all issues (bounded)
  *   PREPARSED_BODY: symbol  // set `[PREPARSED_BODY]: true` on a multipart body to skip JSON-schema checks
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 import type { JsonSchema, RouteDefinition } from '../runtime/types.js';
 import type { OperationInput } from './context.js';
-import { validationError, type ValidationIssue } from './errors.js';
+import { ApiError, type ValidationIssue } from './errors.js';
 
 // ajv-formats ships CJS with `module.exports = formatsPlugin` + `.default`; under NodeNext the
 // default import is the module object, so pick whichever is callable.
@@ -64,16 +65,33 @@ function describeError(error: ErrorObject): string {
   }
 }
 
+/**
+ * At most this many issues go back in one VALIDATION_ERROR. With allErrors, ajv reports every
+ * unknown key of an object, so 200,000 unknown arguments once became a 12 MB error response.
+ */
+export const MAX_ISSUES = 20;
+/** Longer property names (input, never the schema's) are cut to this many characters in paths. */
+export const MAX_PATH_SEGMENT = 64;
+
+/** A property name from the request, as it may appear in an issue path. */
+function boundSegment(segment: string): string {
+  return segment.length > MAX_PATH_SEGMENT ? `${segment.slice(0, MAX_PATH_SEGMENT - 1)}\u2026` : segment;
+}
+
 function pathOf(error: ErrorObject, prefix: string): string {
   const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const p = error.params as Record<string, unknown>;
   if (error.keyword === 'required') segments.push(String(p['missingProperty']));
   if (error.keyword === 'additionalProperties') segments.push(String(p['additionalProperty']));
-  const joined = segments.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('');
+  const joined = segments.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${boundSegment(s)}`)).join('');
   const path = `${prefix}${joined}`.replace(/^\./, '');
   return path === '' ? '(root)' : path;
 }
 
+/**
+ * ajv errors → issues, one per path + message. Stops after MAX_ISSUES + 1 distinct issues: one
+ * more than is ever sent, so the caller can still tell that the list was cut.
+ */
 export function toIssues(errors: readonly ErrorObject[] | null | undefined, prefix = ''): ValidationIssue[] {
   const seen = new Set<string>();
   const issues: ValidationIssue[] = [];
@@ -85,13 +103,60 @@ export function toIssues(errors: readonly ErrorObject[] | null | undefined, pref
     if (!seen.has(key)) {
       seen.add(key);
       issues.push(issue);
+      if (issues.length > MAX_ISSUES) break;
     }
   }
   return issues;
 }
 
+/**
+ * VALIDATION_ERROR with the first MAX_ISSUES issues; `details.truncated: true` says more were
+ * found. Every validation failure of REST and MCP arguments is built here.
+ */
+export function boundedValidationError(issues: readonly ValidationIssue[], message = 'The request is not valid.'): ApiError {
+  if (issues.length <= MAX_ISSUES) return new ApiError('VALIDATION_ERROR', message, { issues: [...issues] });
+  return new ApiError('VALIDATION_ERROR', message, { issues: issues.slice(0, MAX_ISSUES), truncated: true });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `properties` of a closed object schema (`additionalProperties: false`, no patternProperties), else null. */
+function closedProperties(schema: unknown): Record<string, unknown> | null {
+  if (!isPlainObject(schema) || schema['additionalProperties'] !== false || schema['patternProperties'] !== undefined) return null;
+  return isPlainObject(schema['properties']) ? schema['properties'] : {};
+}
+
+/**
+ * A cheap pass ahead of ajv for the amplification case: when a closed object (or a closed
+ * object property of it, e.g. `filters`) carries more than MAX_ISSUES unknown keys, returns the
+ * first MAX_ISSUES + 1 of them as issues, so the caller can answer (truncated) without letting
+ * ajv build one error object per key. Returns null otherwise: ajv then reports normally.
+ */
+export function findExcessUnknownKeys(schema: unknown, value: unknown, prefix = ''): ValidationIssue[] | null {
+  const issues: ValidationIssue[] = [];
+  let unknown = 0;
+  const scan = (properties: Record<string, unknown>, object: Record<string, unknown>, at: string): void => {
+    for (const key of Object.keys(object)) {
+      if (Object.hasOwn(properties, key)) continue;
+      unknown += 1;
+      if (issues.length <= MAX_ISSUES) issues.push({ path: `${at}.${boundSegment(key)}`.replace(/^\./, ''), message: 'is not a known field' });
+    }
+  };
+  const properties = closedProperties(schema);
+  if (!properties || !isPlainObject(value)) return null;
+  scan(properties, value, prefix);
+  for (const [name, child] of Object.entries(properties)) {
+    const childProperties = closedProperties(child);
+    const childValue = Object.hasOwn(value, name) ? value[name] : undefined;
+    if (childProperties && isPlainObject(childValue)) scan(childProperties, childValue, prefix === '' ? name : `${prefix}.${name}`);
+  }
+  return unknown > MAX_ISSUES ? issues : null;
+}
+
 export function assertValid(validate: ValidateFunction, value: unknown, prefix = ''): void {
-  if (!validate(value)) throw validationError(toIssues(validate.errors, prefix));
+  if (!validate(value)) throw boundedValidationError(toIssues(validate.errors, prefix));
 }
 
 // ---- route arguments ---------------------------------------------------------------------
@@ -140,12 +205,15 @@ export function compileRouteValidator(route: RouteDefinition): ArgumentsValidato
         continue;
       }
       if (!validate(coerceParameter(raw, spec.schema))) issues.push(...toIssues(validate.errors, spec.name));
+      if (issues.length > MAX_ISSUES) break;
     }
     if (input.body === undefined || input.body === null) {
       if (bodyRequired) issues.push({ path: '(root)', message: 'a request body is required' });
-    } else if (validateBody && !isPreparsedBody(input.body) && !validateBody(input.body)) {
-      issues.push(...toIssues(validateBody.errors));
+    } else if (issues.length <= MAX_ISSUES && validateBody && !isPreparsedBody(input.body)) {
+      const excess = findExcessUnknownKeys(jsonSchema, input.body);
+      if (excess) issues.push(...excess);
+      else if (!validateBody(input.body)) issues.push(...toIssues(validateBody.errors));
     }
-    if (issues.length > 0) throw validationError(issues);
+    if (issues.length > 0) throw boundedValidationError(issues);
   };
 }

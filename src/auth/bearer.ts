@@ -1,7 +1,8 @@
 /**
  * The `bearer(audience, limits)` Koa middleware in front of `/v1` and `/mcp` (PROTOCOL.md §7):
- * throttles addresses that keep failing, refuses tokens in the query string, authenticates,
- * loads the caller and the connection's default workspace (another organization's → 403).
+ * refuses tokens in the query string, authenticates, throttles addresses that keep failing
+ * (failed attempts only: a valid token is never throttled here), loads the caller and the
+ * connection's default workspace (another organization's → 403).
  * Rendering the HttpErrors it throws is each surface's job.
  */
 import type Koa from 'koa';
@@ -55,17 +56,32 @@ async function authenticateRequest(deps: BearerDeps, ctx: Koa.Context, audience:
   return deps.authenticator.authenticate(ctx.get('authorization') || undefined, audience);
 }
 
+/**
+ * A failed authentication from an address that already failed too often is answered 429 +
+ * Retry-After instead of its 401/400; either way the attempt is counted. Only failures are ever
+ * throttled: the token is verified first, so a valid token always passes, however many bad
+ * attempts share its address (e.g. every client behind one load balancer).
+ */
+async function throttleFailure(limits: AuthLimits, address: string): Promise<void> {
+  let overLimit: unknown = null;
+  try {
+    await limits.assertAuthAllowed(address);
+  } catch (err) {
+    overLimit = err;
+  }
+  await limits.recordAuthFailure(address);
+  if (overLimit !== null) throw overLimit;
+}
+
 export function createBearer(deps: BearerDeps, audience: Audience, limits: AuthLimits): Koa.Middleware {
   const channel: Channel = audience === 'mcp' ? 'mcp' : 'api';
   return async function verifyBearer(ctx, next) {
-    const address = ctx.ip;
-    await limits.assertAuthAllowed(address);
     let identity: Identity;
     try {
       identity = await authenticateRequest(deps, ctx, audience);
     } catch (err) {
       // A request without credentials is discovery, not a failed attempt; 503 is not the client's fault.
-      if (err instanceof HttpError && err.status !== 503 && err.reason !== 'missing') await limits.recordAuthFailure(address);
+      if (err instanceof HttpError && err.status !== 503 && err.reason !== 'missing') await throttleFailure(limits, ctx.ip);
       throw err;
     }
     const connectionWorkspaceId = readConnectionWorkspace(ctx);

@@ -35,17 +35,36 @@ export function isWriteScope(scope: string): boolean {
 }
 
 /**
+ * Resources reachable only through their own scopes, never through `finance.all(.write)`: the
+ * Seguridad settings decide what agents may do, so an "everything" token handed to an agent must
+ * not let it unblock its own channel (DOMAIN.md: an agent must never unblock itself).
+ */
+export const EXPLICIT_ONLY_RESOURCES: readonly (typeof SCOPE_RESOURCES)[number][] = ['security'];
+
+const EXPLICIT_ONLY_SCOPES: ReadonlySet<string> = new Set(
+  EXPLICIT_ONLY_RESOURCES.flatMap((r) => [`finance.${r}`, `finance.${r}.write`]),
+);
+
+/** Whether a scope can only be granted by naming it (or, for reads, its `.write`). */
+export function isExplicitOnlyScope(scope: string): boolean {
+  return EXPLICIT_ONLY_SCOPES.has(scope);
+}
+
+/**
  * Whether the granted set satisfies one required scope:
- * - `finance.all.write` satisfies everything;
- * - `finance.money.write` only by itself (or `finance.all.write`);
+ * - `finance.money.write` only by itself or `finance.all.write`;
  * - `finance.<res>.write` by itself or `finance.all.write`;
- * - `finance.<res>` (read) by itself, `finance.<res>.write`, `finance.all` or `finance.all.write`.
+ * - `finance.<res>` (read) by itself, `finance.<res>.write`, `finance.all` or `finance.all.write`;
+ * - except the explicit-only resources (`finance.security`, `finance.security.write`), which
+ *   `finance.all` and `finance.all.write` never reach: `finance.security.write` by itself only,
+ *   `finance.security` by itself or `finance.security.write`.
  */
 export function grantsScope(granted: ReadonlySet<string>, required: string): boolean {
-  if (granted.has(ALL_WRITE_SCOPE) || granted.has(required)) return true;
-  if (required === MONEY_WRITE_SCOPE) return false;
-  if (isWriteScope(required)) return false;
-  return granted.has(ALL_READ_SCOPE) || granted.has(`${required}.write`);
+  if (granted.has(required)) return true;
+  const reachedByAll = !isExplicitOnlyScope(required);
+  if (isWriteScope(required)) return reachedByAll && granted.has(ALL_WRITE_SCOPE);
+  if (granted.has(`${required}.write`)) return true;
+  return reachedByAll && (granted.has(ALL_READ_SCOPE) || granted.has(ALL_WRITE_SCOPE));
 }
 
 /** The required scopes the granted set does not satisfy (empty → reachable). */

@@ -3,22 +3,18 @@
  * "B"?`. A transfer has no target record yet, so no version is bound. The accounts are read
  * with the API's own reference check, so an unknown account fails as the operation would.
  */
-import type { OperationContext } from '../api/context.js';
 import { parseMoneyInput } from '../api/money.js';
 import { readBody } from '../api/records.js';
 import { requireAccountReference } from '../api/rules/references.js';
-import type { Caller } from '../api/context.js';
 import { formatBrl } from './brl.js';
 import { quoteName, type DescribeTarget } from './target.js';
-
-/** requireAccountReference reads `db` and `workspaceId` only; the rest is never consulted. */
-const NO_CALLER = null as unknown as Caller;
 
 export const describeTransfer: DescribeTarget = async ({ db, workspaceId, input }) => {
   const body = readBody(input.body);
   const cents = parseMoneyInput(body['amount'], 'amount');
-  const ctx: OperationContext = { caller: NO_CALLER, workspaceId, db, now: () => new Date() };
-  const from = await requireAccountReference(ctx, body['from_account_id'], 'from_account_id');
-  const to = await requireAccountReference(ctx, body['to_account_id'], 'to_account_id');
+  // The reference check needs the database and the workspace only (no caller is involved).
+  const scope = { db, workspaceId };
+  const from = await requireAccountReference(scope, body['from_account_id'], 'from_account_id');
+  const to = await requireAccountReference(scope, body['to_account_id'], 'to_account_id');
   return { version: null, message: `Transfer ${formatBrl(cents)} from account ${quoteName(from.name)} to account ${quoteName(to.name)}?` };
 };

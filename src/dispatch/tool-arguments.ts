@@ -4,8 +4,8 @@
  * validation runs relative to authorization — that order belongs to `tool-call.ts`.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv, toIssues } from '../api/validation.js';
-import { validationError, type ApiError, type ValidationIssue } from '../api/errors.js';
+import { boundedValidationError, createAjv, findExcessUnknownKeys, toIssues } from '../api/validation.js';
+import type { ApiError, ValidationIssue } from '../api/errors.js';
 import type { ToolDefinition } from '../runtime/types.js';
 
 /** Named list arguments that agents often misplace inside `filters` (seed: Errores). */
@@ -19,7 +19,7 @@ export function compileArgumentValidators(tools: readonly ToolDefinition[]): Rea
   const validators = new Map<string, ArgumentValidator>();
   for (const tool of tools) {
     const validate = ajv.compile(tool.inputSchema as object);
-    validators.set(tool.name, createArgumentValidator(validate, hasFiltersArgument(tool)));
+    validators.set(tool.name, createArgumentValidator(validate, tool.inputSchema, hasFiltersArgument(tool)));
   }
   return validators;
 }
@@ -28,12 +28,17 @@ function hasFiltersArgument(tool: ToolDefinition): boolean {
   return Object.values(tool.args).some((target) => target.in === 'list' && target.name === 'filters');
 }
 
-function createArgumentValidator(validate: ValidateFunction, checkFilters: boolean): ArgumentValidator {
+function createArgumentValidator(validate: ValidateFunction, schema: unknown, checkFilters: boolean): ArgumentValidator {
   return (args) => {
     const misplaced = checkFilters ? findMisplacedListArguments(args) : [];
+    // Hundreds of thousands of unknown keys: answer from a cheap key scan, not one ajv error each.
+    const excess = findExcessUnknownKeys(schema, args);
+    if (excess) return boundedValidationError(mergeIssues(misplaced, excess), 'The tool arguments are not valid.');
     if (validate(args) && misplaced.length === 0) return null;
+    // toIssues stops one past the cap and boundedValidationError cuts to it (details.truncated),
+    // so a call with 200,000 unknown keys gets a short answer.
     const issues = mergeIssues(misplaced, toIssues(validate.errors));
-    return validationError(issues, 'The tool arguments are not valid.');
+    return boundedValidationError(issues, 'The tool arguments are not valid.');
   };
 }
 

@@ -7,16 +7,23 @@
 import type { Kysely } from 'kysely';
 import { ApiError } from '../api/errors.js';
 import type { Caller, OperationOutput } from '../api/context.js';
-import type { ExecuteHooks, OperationService, PreparedCall, WorkspaceHint } from '../api/service.js';
+import type { ConfirmationProof, ExecuteHooks, OperationService, PreparedCall, WorkspaceHint } from '../api/service.js';
 import { assertMembership, assertPermission, assertScope, resolveWorkspace } from '../auth/authorize.js';
 import type { ToolDefinition } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
 import type { ArgumentValidator } from './tool-arguments.js';
 import { buildToolInput } from './tool-input.js';
 
-/** What the confirmation step decided for a destructive call (see src/mcp/confirmation.ts). */
+/** For src/mcp/confirmation.ts, which claims the one proof issuer when it loads (src/api/service.ts). */
+export { claimConfirmationIssuer, type ConfirmationProof } from '../api/service.js';
+
+/**
+ * What the confirmation step decided for a destructive call (see src/mcp/confirmation.ts).
+ * `proceed` carries the proof `execute` demands of a destructive MCP call; it consumes the
+ * confirmation inside the write's transaction.
+ */
 export type ConfirmationDecision =
-  | { readonly kind: 'proceed'; readonly hooks?: ExecuteHooks }
+  | { readonly kind: 'proceed'; readonly proof: ConfirmationProof }
   | { readonly kind: 'input_required'; readonly result: Readonly<Record<string, unknown>> };
 
 export type ConfirmStep = (prepared: PreparedCall) => Promise<ConfirmationDecision>;
@@ -83,20 +90,17 @@ export async function runToolCall(deps: ToolCallDeps, request: ToolCallRequest):
  * `execute` runs membership → scope → permission → workspace → arguments → Seguridad → budget,
  * then `beforeExecute`: the confirmation of a destructive tool is asked there, so it is only
  * asked for a call that passed every check (PROTOCOL.md §6), and asked again on the resend.
+ * The proof it hands back is what `execute` checks and consumes; the annotation only decides
+ * whether to ask (execute refuses a destructive MCP call without a proof either way).
  */
 function buildHooks(confirm: ConfirmStep | undefined, recordWorkspace: (id: string | null) => void): ExecuteHooks {
-  let confirmed: ExecuteHooks | undefined;
   return {
     beforeExecute: async (prepared) => {
       recordWorkspace(prepared.workspaceId);
-      if (confirm === undefined) return;
+      if (confirm === undefined) return undefined;
       const decision = await confirm(prepared);
       if (decision.kind === 'input_required') throw new InputRequired(decision.result);
-      confirmed = decision.hooks;
-      await confirmed?.beforeExecute?.(prepared);
-    },
-    inTransaction: async (trx, prepared) => {
-      await confirmed?.inTransaction?.(trx, prepared);
+      return decision.proof;
     },
   };
 }

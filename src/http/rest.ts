@@ -1,15 +1,19 @@
 /**
  * createRestRouter: the /v1 REST surface — one @koa/router route per generated
- * RouteDefinition, behind `bearer('api')`. Each route turns the request into an
- * OperationInput (rest-input.ts), runs it through OperationService.execute (which does every
- * check) and renders the result or error (rest-render.ts). It holds no business rules.
+ * RouteDefinition, behind `bearer('api')`. Each route first asks OperationService.authorize
+ * (membership → scope → permission → workspace) so nothing is parsed or read for a caller who
+ * may not make the call, then turns the request into an OperationInput (rest-input.ts), runs
+ * it through OperationService.execute (which does every check, again) and renders the result
+ * or error (rest-render.ts). It holds no business rules.
  */
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { RouteDefinition } from '../runtime/types.js';
-import type { OperationService } from '../api/service.js';
+import type { AuthorizeRequest, OperationService } from '../api/service.js';
 import type { AuthModule, AuthState } from '../auth/index.js';
+import { assertMembership, assertPermission, assertScope } from '../auth/authorize.js';
 import type { Limits } from './limits.js';
+import { hasRequestBody } from './rest-body.js';
 import { buildOperationInput } from './rest-input.js';
 import { renderOutput, renderRestErrors } from './rest-render.js';
 
@@ -22,16 +26,39 @@ export interface RestRouterDeps {
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/**
+ * SECURITY.md §4 puts membership → scope → permission → workspace before arguments, so they run
+ * before the query is parsed or a byte of the body is read: a read-only token cannot make the
+ * server buffer a 14 MB upload, and an inactive member learns nothing from a 400. The answers
+ * are execute's own (same function); execute repeats them and stays the one authority.
+ */
+async function authorizeBeforeReading(ctx: Koa.Context, operations: OperationService, route: RouteDefinition, request: AuthorizeRequest): Promise<void> {
+  try {
+    if (operations.authorize) {
+      await operations.authorize(request);
+    } else {
+      assertMembership(request.caller);
+      assertScope(request.caller, route.operation);
+      assertPermission(request.caller, route.operation);
+    }
+  } catch (error) {
+    // Refused with the body unread: close the connection instead of draining an upload nobody uses.
+    if (hasRequestBody(ctx)) ctx.set('Connection', 'close');
+    throw error;
+  }
+}
+
 function createRouteHandler(operations: OperationService, route: RouteDefinition): Koa.Middleware {
   return async function runOperation(ctx) {
     const state = ctx.state as AuthState;
-    const input = await buildOperationInput(ctx, route);
-    const output = await operations.execute({
+    const request: AuthorizeRequest = {
       operationId: route.operation.operationId,
       caller: state.caller,
       workspace: { connectionDefault: state.connectionWorkspaceId },
-      input,
-    });
+    };
+    await authorizeBeforeReading(ctx, operations, route, request);
+    const input = await buildOperationInput(ctx, route);
+    const output = await operations.execute({ ...request, input });
     await renderOutput(ctx, output);
   };
 }

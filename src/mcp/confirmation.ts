@@ -12,6 +12,7 @@ import type { Metrics } from '../http/metrics.js';
 import type { ToolDefinition } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
 import { ApiError, type ConfirmationDecision, type PreparedCall } from '../dispatch/index.js';
+import { claimConfirmationIssuer } from '../dispatch/tool-call.js';
 import { digestArguments } from '../confirmation/canonical-args.js';
 import { describerFor } from '../confirmation/describe.js';
 import { loadConfirmationKey } from '../confirmation/key.js';
@@ -47,6 +48,11 @@ type Outcome = 'requested' | 'accepted' | 'declined' | 'cancelled' | 'replayed' 
 type Answer = 'missing' | 'confirmed' | 'declined' | 'cancelled';
 
 const CONFIRM_KEY = 'confirm';
+/**
+ * The only maker of ConfirmationProofs, claimed once at load and never exported: `execute`
+ * refuses a destructive MCP call without a proof from here (defence in depth, SECURITY.md §5).
+ */
+const issueProof = claimConfirmationIssuer();
 /** Roughly one ask in fifty also deletes expired nonces of its workspace (no background timer). */
 const PURGE_PROBABILITY = 0.02;
 
@@ -190,28 +196,36 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
       : 'The person declined the confirmation; nothing was changed.');
   }
 
-  /** Inside the write's transaction: burn the nonce first (so a replay reads as one), then re-check the version. */
-  function proceed(describe: DescribeTarget, claims: ConfirmationClaims, use: NonceUse): ConfirmationDecision {
+  /**
+   * The proof `execute` consumes inside the write's transaction: it serves only the call it was
+   * issued for, burns the nonce first (so a replay reads as one), then re-checks the version.
+   */
+  function proceed(request: ConfirmationRequest, describe: DescribeTarget, claims: ConfirmationClaims, use: NonceUse): ConfirmationDecision {
+    const issuedFor = request.prepared;
     return {
       kind: 'proceed',
-      hooks: {
-        inTransaction: async (trx, prepared) => {
-          try {
-            await consumeNonce(trx, use, now());
-          } catch (error) {
-            count(error instanceof ApiError && error.code === 'confirmation_replayed' ? 'replayed' : 'unavailable');
-            throw error;
+      proof: issueProof(async (trx, prepared) => {
+        const sameCall = prepared.operation.operationId === issuedFor.operation.operationId
+          && prepared.caller.personId === claims.personId
+          && prepared.caller.organizationId === claims.organizationId
+          && prepared.workspaceId === use.workspaceId
+          && prepared.input === issuedFor.input;
+        if (!sameCall) throw cannotConfirm();
+        try {
+          await consumeNonce(trx, use, now());
+        } catch (error) {
+          count(error instanceof ApiError && error.code === 'confirmation_replayed' ? 'replayed' : 'unavailable');
+          throw error;
+        }
+        if (claims.version !== null) {
+          const current = await describe({ db: trx, workspaceId: use.workspaceId, input: prepared.input });
+          if (current.version !== claims.version) {
+            count('conflict');
+            throw new ApiError('CONFLICT', 'The record changed after the confirmation was asked; nothing was changed. Call the tool again to confirm the current record.');
           }
-          if (claims.version !== null) {
-            const current = await describe({ db: trx, workspaceId: use.workspaceId, input: prepared.input });
-            if (current.version !== claims.version) {
-              count('conflict');
-              throw new ApiError('CONFLICT', 'The record changed after the confirmation was asked; nothing was changed. Call the tool again to confirm the current record.');
-            }
-          }
-          count('accepted');
-        },
-      },
+        }
+        count('accepted');
+      }),
     };
   }
 
@@ -244,7 +258,7 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
     if (answer === 'missing') return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input }));
     const use: NonceUse = { nonce: claims.nonce, workspaceId, personId: claims.personId, tool: claims.tool, expiresAt: claims.expiresAt };
     if (answer !== 'confirmed') return refuse(use, answer);
-    return proceed(describe, claims, use);
+    return proceed(request, describe, claims, use);
   };
 }
 
@@ -252,8 +266,3 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
 export function confirmationUnavailable(cause: unknown): ApiError {
   return unavailableError(cause);
 }
-
-/** Without a store and a key nothing destructive can be confirmed: the fallback when the feature is not wired. */
-export const requireConfirmation: ConfirmDestructiveCall = async () => {
-  throw cannotConfirm();
-};

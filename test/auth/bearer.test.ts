@@ -293,11 +293,12 @@ describe('auth.bearer() for deleted subjects', () => {
 });
 
 describe('auth.bearer() failed-authentication throttle', () => {
+  const LIMIT = 30;
   let app: TestApp;
   let limits: Limits;
   let probe: Probe;
   before(async () => {
-    app = await startTestApp({ config: { authFailureLimitPerMinute: 3 } });
+    app = await startTestApp({ config: { authFailureLimitPerMinute: LIMIT } });
     // Own key prefix: with REDIS_URL every test app shares the default prefix, hence the counters.
     limits = await createLimits(app.services.config, app.services.logger, app.services.metrics, { keyPrefix: `test-${randomUUID()}:` });
     probe = await startProbe(app.services.auth, 'mcp', limits);
@@ -308,14 +309,65 @@ describe('auth.bearer() failed-authentication throttle', () => {
     await app?.close();
   });
 
-  it('returns 429 with Retry-After once an address failed too often, even with a valid token', async () => {
+  it('never throttles a valid token; only failed attempts from the address get 429 + Retry-After', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i += 1) statuses.push((await call(probe, { authorization: 'Bearer bad.token.here' })).status);
-    expect(statuses.slice(0, 3)).to.deep.equal([401, 401, 401]);
-    expect(statuses.slice(3)).to.deep.equal([429, 429]);
+    for (let i = 0; i < 40; i += 1) statuses.push((await call(probe, { authorization: 'Bearer bad.token.here' })).status);
+    expect(statuses.slice(0, LIMIT)).to.deep.equal(Array(LIMIT).fill(401));
+    expect(statuses.slice(LIMIT)).to.deep.equal(Array(40 - LIMIT).fill(429));
+
+    // Same address (every client behind one load balancer): a valid token still passes, every time.
     const token = await app.mintToken({ person: 'ana@demo.test' });
-    const res = await call(probe, bearer(token));
-    expect(res.status).to.equal(429);
-    expect(Number(res.headers.get('retry-after'))).to.be.greaterThan(0);
+    for (let i = 0; i < 3; i += 1) {
+      const ok = await call(probe, bearer(token));
+      expect(ok.status).to.equal(200);
+      expect(ok.headers.get('retry-after')).to.equal(null);
+      expect(ok.body.person).to.equal(DEMO.persons.ana);
+    }
+    const otherPerson = await call(probe, bearer(await app.mintToken({ person: 'bruno@demo.test' })));
+    expect(otherPerson.status).to.equal(200);
+
+    const bad = await call(probe, { authorization: 'Bearer bad.token.here' });
+    expect(bad.status).to.equal(429);
+    expect(Number(bad.headers.get('retry-after'))).to.be.within(1, 60);
+    expect(bad.body.error.code).to.equal('rate_limited');
+
+    // Every kind of failed authentication is throttled, not only malformed tokens.
+    const revoked = await app.mintToken({ person: 'ana@demo.test' });
+    await app.services.auth.revocation.revoke(readJti(revoked), new Date(Date.now() + 3600_000));
+    expect((await call(probe, bearer(revoked))).status).to.equal(429);
+    expect((await call(probe, {}, `?access_token=${token}`)).status).to.equal(429);
+
+    // Discovery (no credentials, another scheme) is neither counted nor throttled.
+    expect((await call(probe)).status).to.equal(401);
+    expect((await call(probe, { authorization: 'Basic YW5hOnNlY3JldA==' })).status).to.equal(401);
+  });
+});
+
+describe('auth.bearer() failed-authentication throttle: what counts', () => {
+  const LIMIT = 3;
+  let app: TestApp;
+  let limits: Limits;
+  let probe: Probe;
+  before(async () => {
+    app = await startTestApp({ config: { authFailureLimitPerMinute: LIMIT } });
+    limits = await createLimits(app.services.config, app.services.logger, app.services.metrics, { keyPrefix: `test-${randomUUID()}:` });
+    probe = await startProbe(app.services.auth, 'mcp', limits);
+  });
+  after(async () => {
+    await probe?.close();
+    await limits?.close();
+    await app?.close();
+  });
+
+  it('does not count requests without credentials, nor valid tokens, toward the limit', async () => {
+    const token = await app.mintToken({ person: 'ana@demo.test' });
+    for (let i = 0; i < 10; i += 1) {
+      expect((await call(probe)).status).to.equal(401);
+      expect((await call(probe, { authorization: 'Basic YW5hOnNlY3JldA==' })).status).to.equal(401);
+      expect((await call(probe, bearer(token))).status).to.equal(200);
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 1; i += 1) statuses.push((await call(probe, { authorization: 'Bearer bad.token.here' })).status);
+    expect(statuses).to.deep.equal([...Array(LIMIT).fill(401), 429]);
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { findMissingScopes, grantsScope, parseScopes, ALL_SCOPES, READ_SCOPES } from '../../src/auth/scopes.js';
+import { findMissingScopes, grantsScope, isExplicitOnlyScope, parseScopes, ALL_SCOPES, READ_SCOPES } from '../../src/auth/scopes.js';
 
 describe('grantsScope(granted, required)', () => {
   const table: { given: string; required: string; want: boolean }[] = [
@@ -10,7 +10,21 @@ describe('grantsScope(granted, required)', () => {
     { given: 'finance.receivables', required: 'finance.payables', want: false },
     { given: 'finance.receivables.write', required: 'finance.payables.write', want: false },
     { given: 'finance.all', required: 'finance.payables', want: true },
-    { given: 'finance.all', required: 'finance.security', want: true },
+    // Seguridad is reachable only through its own scopes, never through finance.all(.write).
+    { given: 'finance.all', required: 'finance.security', want: false },
+    { given: 'finance.all', required: 'finance.security.write', want: false },
+    { given: 'finance.all.write', required: 'finance.security', want: false },
+    { given: 'finance.all.write', required: 'finance.security.write', want: false },
+    { given: 'finance.all finance.all.write finance.money.write', required: 'finance.security.write', want: false },
+    { given: 'finance.security', required: 'finance.security', want: true },
+    { given: 'finance.security', required: 'finance.security.write', want: false },
+    { given: 'finance.security.write', required: 'finance.security', want: true },
+    { given: 'finance.security.write', required: 'finance.security.write', want: true },
+    { given: 'finance.security.write', required: 'finance.payables', want: false },
+    { given: 'finance.security.write', required: 'finance.money.write', want: false },
+    { given: 'finance.all.write finance.security.write', required: 'finance.security.write', want: true },
+    { given: 'finance.all.write', required: 'finance.workspaces', want: true },
+    { given: 'finance.all.write', required: 'finance.all', want: true },
     { given: 'finance.all', required: 'finance.payables.write', want: false },
     { given: 'finance.all', required: 'finance.money.write', want: false },
     { given: 'finance.all.write', required: 'finance.payables.write', want: true },
@@ -39,6 +53,17 @@ describe('findMissingScopes(granted, required)', () => {
     expect(findMissingScopes(parseScopes('finance.payables.write finance.money.write'), ['finance.payables.write', 'finance.money.write']))
       .to.deep.equal([]);
   });
+
+  it('names the security scope an "everything" token lacks', () => {
+    expect(findMissingScopes(parseScopes('finance.all finance.all.write'), ['finance.security.write'])).to.deep.equal(['finance.security.write']);
+    expect(findMissingScopes(parseScopes('finance.all.write'), ['finance.security'])).to.deep.equal(['finance.security']);
+  });
+});
+
+describe('isExplicitOnlyScope(scope)', () => {
+  it('marks exactly the security scopes', () => {
+    expect(ALL_SCOPES.filter(isExplicitOnlyScope)).to.deep.equal(['finance.security', 'finance.security.write']);
+  });
 });
 
 describe('parseScopes(claim)', () => {
@@ -52,5 +77,6 @@ describe('scope catalogue', () => {
     expect(READ_SCOPES.every((s) => !s.endsWith('.write'))).to.equal(true);
     expect(READ_SCOPES.every((s) => ALL_SCOPES.includes(s))).to.equal(true);
     expect(ALL_SCOPES).to.include.members(['finance.all.write', 'finance.money.write', 'finance.payables.write']);
+    expect(ALL_SCOPES).to.include.members(['finance.security', 'finance.security.write']);
   });
 });

@@ -68,6 +68,34 @@ describe('npm run token (src/auth/token-cli.ts)', function () {
     }
   });
 
+  it('mints finance.security.write when asked, and the server lets that token reach the Seguridad settings', async () => {
+    const result = await runTokenCli(dataDir, ['--person', 'ana@demo.test', '--scope', 'finance.all.write finance.security.write', '--aud', 'api']);
+    expect(result.stderr).to.equal('');
+    expect(result.code).to.equal(0);
+    const token = result.stdout.trim();
+    expect(decodeJwt(token)).to.include({ sub: DEMO.persons.ana, scope: 'finance.all.write finance.security.write', aud: `${PUBLIC_URL}/v1` });
+    const allOnly = (await runTokenCli(dataDir, ['--person', 'ana@demo.test', '--scope', 'finance.all.write', '--aud', 'api'])).stdout.trim();
+
+    let app: TestApp | undefined;
+    try {
+      app = await startTestApp({ config: { dataDir, databaseUrl: null, publicUrl: PUBLIC_URL } });
+      // The tokens' audience names PUBLIC_URL; the request goes to the test app's real address.
+      const address = app.services.config.port;
+      const patch = (bearer: string) => fetch(`http://127.0.0.1:${address}/v1/security-settings`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${bearer}`, 'x-workspace-id': DEMO.workspaces.matriz, 'content-type': 'application/json' },
+        body: JSON.stringify({ blocked: { mcp: [] } }),
+      });
+      const ok = await patch(token);
+      expect(ok.status, await ok.clone().text()).to.equal(200);
+      const refused = await patch(allOnly);
+      expect(refused.status).to.equal(403);
+      expect((await refused.json()).error.code).to.equal('insufficient_scope');
+    } finally {
+      await app?.close();
+    }
+  });
+
   it('defaults to a personal finance.all token for /mcp valid one hour', async () => {
     const result = await runTokenCli(dataDir, ['--person', 'bruno@demo.test']);
     expect(result.code).to.equal(0);

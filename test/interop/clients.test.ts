@@ -143,63 +143,72 @@ async function listPendingPayables(client: InteropClient): Promise<Record<string
   throw new Error('next_cursor never reached null');
 }
 
+/** tools/list, then finance_payables_list with a filter and fields, every page. */
+async function checkTools(app: TestApp, client: InteropClient): Promise<void> {
+  // tools/list: the read and the destructive tool, with their annotations.
+  const tools = await client.listTools();
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  expect(byName.get('finance_payables_list')?.annotations).to.include({ readOnlyHint: true });
+  expect(byName.get('finance_payables_cancel')?.annotations).to.include({ destructiveHint: true, readOnlyHint: false });
+
+  // tools/call of a read tool with filters and fields, every page.
+  const expected = await countPendingPayables(app.services.db);
+  expect(expected, 'the demo data must need more than one page').to.be.greaterThan(PAGE_SIZE);
+  const rows = await listPendingPayables(client);
+  expect(rows).to.have.length(expected);
+  expect(new Set(rows.map((row) => row['id'])).size).to.equal(expected);
+  for (const row of rows) {
+    expect(Object.keys(row).sort()).to.deep.equal(['id', ...LIST_FIELDS].sort());
+    expect(row['status']).to.equal('pending');
+  }
+  const dueDates = rows.map((row) => String(row['due_date']));
+  expect(dueDates).to.deep.equal([...dueDates].sort());
+}
+
+/** resources/read of a template resource, prompts/get and completion/complete. */
+async function checkResourcesAndPrompts(client: InteropClient, target: string): Promise<void> {
+  const uri = `kobana://finance/payables/${target}`;
+  const contents = await client.readResource(uri);
+  expect(contents).to.have.length(1);
+  expect(contents[0]?.uri).to.equal(uri);
+  expect(JSON.parse(contents[0]?.text ?? '{}')).to.include({ id: target, status: 'pending' });
+
+  // prompts/get.
+  const messages = await client.getPrompt('review_overdue_payables', { workspace: 'Matriz' });
+  expect(messages.length).to.be.greaterThan(0);
+  expect(messages[0]?.role).to.equal('user');
+  expect(JSON.stringify(messages)).to.include('finance_payables_list');
+
+  // completion/complete of a prompt argument.
+  const values = await client.complete({ ref: { type: 'ref/prompt', name: 'review_overdue_payables' }, argument: { name: 'workspace', value: 'Fil' } });
+  expect(values).to.deep.equal([DEMO.workspaces.filial]);
+}
+
+/** A destructive tool: confirmed through the elicitation handler, or refused without a change. */
+async function checkDestructive(app: TestApp, client: InteropClient, configuration: Configuration, target: string): Promise<void> {
+  const result = await client.callTool('finance_payables_cancel', { id: target });
+  if (configuration.confirms) {
+    expect(result.isError, JSON.stringify(result)).to.not.equal(true);
+    expect(client.asked).to.have.length(1);
+    expect(client.asked[0]).to.be.a('string').and.not.equal('');
+    expect(parseToolJson(result)).to.include({ id: target, status: 'cancelled' });
+    expect(await readPayableStatus(app.services.db, target)).to.equal('cancelled');
+  } else {
+    expect(result.isError, JSON.stringify(result)).to.equal(true);
+    expect(parseToolJson(result)).to.have.nested.property('error.code', 'confirmation_required');
+    expect(client.asked).to.deep.equal([]);
+    expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
+  }
+}
+
 async function runScenario(app: TestApp, token: string, configuration: Configuration, used: Set<string>): Promise<void> {
   const client = await configuration.connect(`${app.url}/mcp`, token);
   try {
-    // Connect: the negotiated revision.
     expect(client.protocolVersion()).to.equal(configuration.version);
-
-    // tools/list: the read and the destructive tool, with their annotations.
-    const tools = await client.listTools();
-    const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    expect(byName.get('finance_payables_list')?.annotations).to.include({ readOnlyHint: true });
-    expect(byName.get('finance_payables_cancel')?.annotations).to.include({ destructiveHint: true, readOnlyHint: false });
-
-    // tools/call of a read tool with filters and fields, every page.
-    const expected = await countPendingPayables(app.services.db);
-    expect(expected, 'the demo data must need more than one page').to.be.greaterThan(PAGE_SIZE);
-    const rows = await listPendingPayables(client);
-    expect(rows).to.have.length(expected);
-    expect(new Set(rows.map((row) => row['id'])).size).to.equal(expected);
-    for (const row of rows) {
-      expect(Object.keys(row).sort()).to.deep.equal(['id', ...LIST_FIELDS].sort());
-      expect(row['status']).to.equal('pending');
-    }
-    const dueDates = rows.map((row) => String(row['due_date']));
-    expect(dueDates).to.deep.equal([...dueDates].sort());
-
-    // resources/read of a template resource.
+    await checkTools(app, client);
     const target = await pickPendingPayable(app.services.db, used);
-    const uri = `kobana://finance/payables/${target}`;
-    const contents = await client.readResource(uri);
-    expect(contents).to.have.length(1);
-    expect(contents[0]?.uri).to.equal(uri);
-    expect(JSON.parse(contents[0]?.text ?? '{}')).to.include({ id: target, status: 'pending' });
-
-    // prompts/get.
-    const messages = await client.getPrompt('review_overdue_payables', { workspace: 'Matriz' });
-    expect(messages.length).to.be.greaterThan(0);
-    expect(messages[0]?.role).to.equal('user');
-    expect(JSON.stringify(messages)).to.include('finance_payables_list');
-
-    // completion/complete of a prompt argument.
-    const values = await client.complete({ ref: { type: 'ref/prompt', name: 'review_overdue_payables' }, argument: { name: 'workspace', value: 'Fil' } });
-    expect(values).to.deep.equal([DEMO.workspaces.filial]);
-
-    // A destructive tool: confirmed through elicitation, or refused without a change.
-    const result = await client.callTool('finance_payables_cancel', { id: target });
-    if (configuration.confirms) {
-      expect(result.isError, JSON.stringify(result)).to.not.equal(true);
-      expect(client.asked).to.have.length(1);
-      expect(client.asked[0]).to.be.a('string').and.not.equal('');
-      expect(parseToolJson(result)).to.include({ id: target, status: 'cancelled' });
-      expect(await readPayableStatus(app.services.db, target)).to.equal('cancelled');
-    } else {
-      expect(result.isError, JSON.stringify(result)).to.equal(true);
-      expect(parseToolJson(result)).to.have.nested.property('error.code', 'confirmation_required');
-      expect(client.asked).to.deep.equal([]);
-      expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
-    }
+    await checkResourcesAndPrompts(client, target);
+    await checkDestructive(app, client, configuration, target);
   } finally {
     await client.close();
   }

@@ -9,7 +9,6 @@ import { DEMO } from '../../src/store/seed/ids.js';
 export async function countPendingPayables(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('titles').select((eb) => eb.fn.countAll<number>().as('n'))
     .where('workspace_id', '=', DEMO.workspaces.matriz).where('kind', '=', 'payable').where('status', '=', 'pending')
-    .where('deleted_at', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -18,7 +17,6 @@ export async function countPendingPayables(db: Kysely<Database>): Promise<number
 export async function pickPendingPayable(db: Kysely<Database>, used: Set<string>): Promise<string> {
   let query = db.selectFrom('titles').select('id')
     .where('workspace_id', '=', DEMO.workspaces.matriz).where('kind', '=', 'payable').where('status', '=', 'pending')
-    .where('deleted_at', 'is', null);
   if (used.size > 0) query = query.where('id', 'not in', [...used]);
   const row = await query.orderBy('id').limit(1).executeTakeFirstOrThrow();
   used.add(row.id);

@@ -1,7 +1,8 @@
 /**
  * The confirmation seam (src/mcp/confirmation.ts): a replacement `confirm` is called only for
- * destructive tools after every check, can answer `input_required` (nothing written), and can
- * let the call proceed on the resend. Uses the real services behind a second router.
+ * destructive tools after every check and can answer `input_required` (nothing written), but it
+ * cannot let the call proceed: only src/mcp/confirmation.ts makes the proof `execute` demands,
+ * so a look-alike proof is refused with confirmation_required. Real services, second router.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,7 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import { tools, resourceTemplates } from '../../generated/registry.gen.js';
 import { DEMO } from '../../src/store/seed/ids.js';
+import type { ConfirmationProof } from '../../src/api/service.js';
 import type { ConfirmDestructiveCall, ConfirmationRequest } from '../../src/mcp/confirmation.js';
 import { createMcpRouter } from '../../src/mcp/router.js';
 import { ALL_WRITE, startTestApp, type TestApp } from './support/app.js';
@@ -22,7 +24,10 @@ describe('confirmation seam', function () {
 
   const confirm: ConfirmDestructiveCall = async (request) => {
     seen.push(request);
-    if (request.params['requestState'] === 'sealed') return { kind: 'proceed' };
+    if (request.params['requestState'] === 'sealed') {
+      const lookAlike: ConfirmationProof = { consumeInTransaction: async () => {} };
+      return { kind: 'proceed', proof: lookAlike };
+    }
     return {
       kind: 'input_required',
       result: { resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Delete?' } } }, requestState: 'sealed' },
@@ -44,7 +49,7 @@ describe('confirmation seam', function () {
     await app?.close();
   });
 
-  it('asks with input_required, writes nothing, then runs the tool on the resend', async function () {
+  it('asks with input_required, writes nothing, and cannot run the tool with a proof it made itself', async function () {
     const row = await app.services.db.selectFrom('titles').select('id')
       .where('workspace_id', '=', DEMO.workspaces.matriz).where('kind', '=', 'payable').where('status', '=', 'pending').orderBy('id', 'desc').executeTakeFirstOrThrow();
     const token = await app.mintToken({ person: DEMO.emails.ana, scope: ALL_WRITE });
@@ -65,10 +70,10 @@ describe('confirmation seam', function () {
     const resend = modernRequest(2, 'tools/call', { name: 'finance_payables_delete', arguments: args, requestState: 'sealed', inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } });
     const done = await postMcp(url, resend.body, { ...resend.headers, authorization: `Bearer ${token}` });
     const doneResult = (done.json as { result: Record<string, unknown> }).result;
-    expect(doneResult['isError'], JSON.stringify(doneResult)).to.equal(undefined);
-    expect(doneResult['resultType']).to.equal('complete');
-    const gone = await app.services.db.selectFrom('titles').select('id').where('workspace_id', '=', DEMO.workspaces.matriz).where('id', '=', row.id).executeTakeFirst();
-    expect(gone).to.equal(undefined);
+    expect(doneResult['isError'], JSON.stringify(doneResult)).to.equal(true);
+    expect(JSON.parse((doneResult['content'] as { text: string }[])[0]!.text).error.code).to.equal('confirmation_required');
+    const still = await app.services.db.selectFrom('titles').select('id').where('workspace_id', '=', DEMO.workspaces.matriz).where('id', '=', row.id).executeTakeFirst();
+    expect(still?.id).to.equal(row.id);
   });
 
   it('is not called for read-only tools', async function () {

@@ -25,7 +25,10 @@ export async function requirePersonReference(ctx: OperationContext, id: unknown)
   return id;
 }
 
-export async function requireAccountReference(ctx: OperationContext, id: unknown, field = 'financial_account_id'): Promise<{ id: string; name: string }> {
+/** Reads `db` and the workspace only, so the confirmation can describe a transfer without a caller. */
+export async function requireAccountReference(
+  ctx: Pick<OperationContext, 'db' | 'workspaceId'>, id: unknown, field = 'financial_account_id',
+): Promise<{ id: string; name: string }> {
   const message = `The account in ${field} does not exist in this workspace.`;
   if (!isUuid(id)) throw unprocessable(message);
   const row = await ctx.db.selectFrom('accounts').select(['id', 'name'])
