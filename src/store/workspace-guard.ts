@@ -47,6 +47,8 @@ import type {
   UnknownRow, Kysely,
 } from 'kysely';
 import type { Database } from './schema.js';
+import { createRequire } from 'node:module'; // TEMP-TRACE
+const require = createRequire(import.meta.url); // TEMP-TRACE
 
 /** Tables whose rows belong to one workspace; every other table is identity/infrastructure. */
 export const FINANCE_TABLES: ReadonlySet<string> = new Set([
@@ -532,7 +534,11 @@ function visitQueryTree(node: unknown, scope: Scope | undefined): void {
 export function createWorkspaceGuard(): KyselyPlugin {
   return {
     transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-      visitQueryTree(args.node as OperationNode, undefined);
+      try { visitQueryTree(args.node as OperationNode, undefined); } catch (err) {
+        // TEMP-TRACE
+        if (process.env.GUARD_TRACE) { const fs = require('node:fs'); fs.appendFileSync(process.env.GUARD_TRACE, `${(err as Error).message}\n${String((err as Error).stack).split('\n').filter((l) => /\/(src|test)\//.test(l) && !l.includes('workspace-guard.ts')).slice(0, 4).join('\n')}\n---\n`); }
+        throw err;
+      }
       return args.node;
     },
     async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {

@@ -119,7 +119,7 @@ describe('every operation × documented status (REST, table-driven)', function (
         const scoped = await call(request, await api.token('ana', insufficientScope(route)));
         expect(scoped.status, JSON.stringify(scoped.body)).to.equal(403);
         expect(scoped.body.error.code).to.equal('insufficient_scope');
-        const bruno = await api.token('bruno', 'finance.all.write');
+        const bruno = await api.token('bruno', 'finance.all.write finance.security.write');
         if (brunoIsRefusedPermission(route)) {
           const res = await call(request, bruno);
           expect(res.status, JSON.stringify(res.body)).to.equal(403);

@@ -65,7 +65,7 @@ describe('generate() on the Kobana fixture spec', function () {
       type: 'object', additionalProperties: false, minProperties: 1,
       properties: {
         eq: { type: 'string', enum: ['pending', 'paid', 'cancelled'] },
-        in: { type: 'array', items: { type: 'string', enum: ['pending', 'paid', 'cancelled'] }, minItems: 1 },
+        in: { type: 'array', items: { type: 'string', enum: ['pending', 'paid', 'cancelled'] }, minItems: 1, maxItems: 100 },
       },
     });
     expect(Object.keys(filters.properties.due_date.anyOf[1].properties)).to.deep.equal(['eq', 'gte', 'gt', 'lte', 'lt']);

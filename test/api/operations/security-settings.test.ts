@@ -44,7 +44,7 @@ describe('security_settings.* (REST)', () => {
   it('needs the security scope and the admin permission', async () => {
     const scope = await api.call('PATCH', '/v1/security-settings', { token: await api.token('ana', 'finance.all'), workspace: F, body: { blocked: { api: [] } } });
     expect(scope.body.error.code).to.equal('insufficient_scope');
-    const bruno = await api.call('GET', '/v1/security-settings', { token: await api.token('bruno', 'finance.all'), workspace: DEMO.workspaces.matriz });
+    const bruno = await api.call('GET', '/v1/security-settings', { token: await api.token('bruno', 'finance.all finance.security'), workspace: DEMO.workspaces.matriz });
     expect(bruno.body.error).to.deep.include({ code: 'insufficient_permission', details: { permission: 'security.view' } });
   });
 });

@@ -76,7 +76,7 @@ export async function startRestApp(options: { config?: Partial<Config> } = {}): 
   const own = generatedRoutes.length > 0 ? null : await serveOwnRouter(app, routes);
   const url = own?.url ?? app.url;
   const tokens = new Map<string, string>();
-  async function token(person: 'ana' | 'bruno' | 'carla', scope = 'finance.all.write'): Promise<string> {
+  async function token(person: 'ana' | 'bruno' | 'carla', scope = 'finance.all.write finance.security.write'): Promise<string> {
     const key = `${person} ${scope}`;
     let value = tokens.get(key);
     if (!value) {
