@@ -16,6 +16,9 @@ import { routes, tools, resourceTemplates } from '../generated/registry.gen.js';
 export function createApp(services: Services): Koa {
   const app = new Koa();
   app.proxy = services.config.trustProxy;
+  // Behind one trusted proxy only its own (rightmost) X-Forwarded-For entry is believed: the
+  // entries to its left are whatever the client sent, and would let it choose its address.
+  app.maxIpsCount = 1;
   app.use(requestObservability({ logger: services.logger, metrics: services.metrics }));
   const health = createHealthRouter(services);
   app.use(health.routes()).use(health.allowedMethods());

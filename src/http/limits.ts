@@ -20,7 +20,7 @@ export interface Limits {
   readonly budget: ApiBudget;
   /** Counts one protocol request of a token subject; over the limit → HttpError 429 + Retry-After. */
   consumeProtocol(subject: string, channel?: 'mcp' | 'api'): Promise<void>;
-  /** Before verifying a token: HttpError 429 + Retry-After when the address failed too often. */
+  /** After a failed authentication: HttpError 429 + Retry-After when the address failed too often (valid tokens are never refused). */
   assertAuthAllowed(address: string): Promise<void>;
   recordAuthFailure(address: string): Promise<void>;
   /** Readiness of the shared counter store: 'absent' when counters are in memory by configuration. */

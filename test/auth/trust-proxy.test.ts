@@ -82,6 +82,16 @@ describe('failed-authentication throttle address with TRUST_PROXY=true', () => {
   });
   after(async () => app?.close());
 
+  it('believes only the entry the proxy appended: a client cannot rotate the left of X-Forwarded-For', async () => {
+    const proxySaw = '198.51.100.30';
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 1; i += 1) {
+      const invented = `203.0.113.${i + 1}`;
+      statuses.push((await statusOf(app, '/v1/payables', { ...BAD, 'X-Forwarded-For': `${invented}, ${proxySaw}` })).status);
+    }
+    expect(statuses).to.deep.equal([...Array(LIMIT).fill(401), 429]);
+  });
+
   it('throttles two forwarded addresses independently', async () => {
     const a = '198.51.100.10';
     const b = '198.51.100.20';
