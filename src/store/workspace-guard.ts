@@ -47,8 +47,6 @@ import type {
   UnknownRow, Kysely,
 } from 'kysely';
 import type { Database } from './schema.js';
-import { createRequire } from 'node:module'; // TEMP-TRACE
-const require = createRequire(import.meta.url); // TEMP-TRACE
 
 /** Tables whose rows belong to one workspace; every other table is identity/infrastructure. */
 export const FINANCE_TABLES: ReadonlySet<string> = new Set([
@@ -62,7 +60,7 @@ const WORKSPACE_COLUMN = 'workspace_id';
 export class WorkspaceGuardError extends Error {
   readonly code = 'WORKSPACE_GUARD';
   constructor(readonly table: string, readonly statement: string, readonly reason = 'without a workspace_id condition') {
-    super(`Refused a ${statement} on "${table}" ${reason}.`);
+    super(`Refused ${/^[aeiou]/.test(statement) ? 'an' : 'a'} ${statement} on "${table}" ${reason}.`);
     this.name = 'WorkspaceGuardError';
   }
 }
@@ -187,9 +185,9 @@ function readFact(conjunct: unknown): Fact | undefined {
 }
 
 /**
- * The top-level AND conjuncts of a filter, as the SQL compiler will print them. Returns []
- * when the root is an OR / NOT / anything else, and also when an OR sits unparenthesized
- * under an AND (Kysely prints AndNode(OrNode(a, b), c) as `a or b and c`).
+ * The top-level AND conjuncts of a filter, as the SQL compiler will print them. An OR / NOT
+ * root is a single opaque conjunct that scopes nothing; an OR sitting unparenthesized under an
+ * AND poisons the whole filter (Kysely prints AndNode(OrNode(a, b), c) as `a or b and c`).
  */
 function readConjuncts(filter: unknown): unknown[] {
   const out: unknown[] = [];
@@ -534,11 +532,7 @@ function visitQueryTree(node: unknown, scope: Scope | undefined): void {
 export function createWorkspaceGuard(): KyselyPlugin {
   return {
     transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-      try { visitQueryTree(args.node as OperationNode, undefined); } catch (err) {
-        // TEMP-TRACE
-        if (process.env.GUARD_TRACE) { const fs = require('node:fs'); fs.appendFileSync(process.env.GUARD_TRACE, `${(err as Error).message}\n${String((err as Error).stack).split('\n').filter((l) => /\/(src|test)\//.test(l) && !l.includes('workspace-guard.ts')).slice(0, 4).join('\n')}\n---\n`); }
-        throw err;
-      }
+      visitQueryTree(args.node as OperationNode, undefined);
       return args.node;
     },
     async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
