@@ -12,7 +12,7 @@ import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import type { FileOutput, OperationContext, OperationHandler } from '../context.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { listRecords, readListSpec, type AnySelect } from '../list.js';
-import { requireWorkspace, translateConstraintError } from '../records.js';
+import { auditJson, requireWorkspace, translateConstraintError } from '../records.js';
 import { deleteBlobIfUnused, loadBlob, storeBlob } from '../rules/attachments/blob-store.js';
 import { checkUploadInput } from '../rules/attachments/upload-input.js';
 
@@ -37,13 +37,7 @@ function renderAttachment(row: AttachmentRow, links: readonly LinkRow[]): Record
     size: Number(row.size),
     sha256: row.sha256,
     links: links.map((l) => ({ parent_type: l.parent_type, parent_id: l.parent_id, created_at: l.created_at })),
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    created_by: row.created_by,
-    updated_by: row.updated_by,
-    created_via: row.created_via,
-    updated_via: row.updated_via,
-    version: Number(row.version),
+    ...auditJson(row),
   };
 }
 
