@@ -9,9 +9,11 @@
  *   isUniqueViolation(err) / isForeignKeyViolation(err): boolean
  *   translateConstraintError(err, conflictMessage): never                       // rethrows as CONFLICT or the original
  *   toBool(v): boolean ; isUuid(text): boolean
+ *   lockRow(ctx, table, id, mode): Promise<void>                                 // FOR UPDATE / FOR SHARE on PostgreSQL, no-op on SQLite
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { AuditColumns, Database } from '../store/schema.js';
+import { isPostgres } from '../store/migrations/column-types.js';
 import type { OperationContext } from './context.js';
 import { ApiError, notFound } from './errors.js';
 
@@ -50,6 +52,26 @@ export async function findInWorkspace<T extends WorkspaceTable>(
   const row = await qb.executeTakeFirst();
   if (!row) throw notFound(label);
   return row as Selectable<Database[T]>;
+}
+
+/**
+ * Row lock for check-then-act across replicas (PostgreSQL, READ COMMITTED). Finance references
+ * between records are not foreign keys, so a delete locks its row FOR UPDATE before asking "is
+ * it still referenced?", and a write that refers to a row locks it FOR SHARE when validating it.
+ * Whoever locks second waits for the other's commit and then, with a fresh statement snapshot,
+ * sees its outcome (the referencing row, or the row gone). Held until the operation's transaction
+ * ends (execute.ts opens one for every write). SQLite runs one write transaction at a time and
+ * has no `FOR UPDATE`, so this is a no-op there. A missing row locks nothing; the caller's own
+ * lookup decides what that means.
+ */
+export async function lockRow(
+  ctx: Pick<OperationContext, 'db' | 'workspaceId'>, table: WorkspaceTable, id: string, mode: 'update' | 'share',
+): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const db = ctx.db as unknown as Kysely<any>;
+  if (!isPostgres(db) || !isUuid(id)) return;
+  const query = db.selectFrom(table).select('id').where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', id);
+  await (mode === 'update' ? query.forUpdate() : query.forShare()).execute();
 }
 
 export function auditJson(row: AuditColumns): Record<string, string | number> {

@@ -43,6 +43,9 @@ export function sendAccepted(ctx: Koa.Context): void {
   ctx.status = 202;
 }
 
+/** Seed (Encabezados de la solicitud): `Content-Type: application/json` is required. */
+export const UNSUPPORTED_MEDIA_TYPE = new JsonRpcError(INVALID_REQUEST, 'Content-Type must be application/json', 415);
+
 /** The exact 413 body of PROTOCOL.md §1. */
 export const BODY_TOO_LARGE = new JsonRpcError(INVALID_REQUEST, `Request body too large (limit ${BODY_LIMIT_BYTES} bytes)`, 413);
 

@@ -22,7 +22,7 @@ import { INTERNAL_ERROR, INVALID_REQUEST, serializeError } from './json-rpc.js';
 import { createMethodTable, type CompletionProvider, type PromptProvider, type ResourceProvider } from './methods/index.js';
 import { isOriginAllowed } from './origin.js';
 import { declaresOversizedBody } from './request-body.js';
-import { BODY_TOO_LARGE, sendError, sendJson, setPreEraHeaders } from './respond.js';
+import { BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, sendError, sendJson, setPreEraHeaders } from './respond.js';
 import { createToolCatalog } from './tool-catalog.js';
 
 export interface McpRouterDeps {
@@ -60,6 +60,7 @@ export function createMcpRouter(deps: McpRouterDeps): Router {
     renderRejections(deps.logger),
     rejectForeignOrigin(deps.config.allowedOrigins),
     rejectDeclaredOversize,
+    rejectNonJsonContentType,
     deps.auth.bearer('mcp', deps.limits),
     limitProtocolRate(deps.limits),
     handleMessage({ methods, logger: deps.logger }),
@@ -112,6 +113,16 @@ async function rejectDeclaredOversize(ctx: Koa.Context, next: Koa.Next): Promise
     // Nothing of an unauthenticated oversized body is read; the connection ends with the 413.
     ctx.set('Connection', 'close');
     sendError(ctx, null, BODY_TOO_LARGE);
+    return;
+  }
+  await next();
+}
+
+/** One JSON-RPC message as JSON: any other media type is refused before authentication. */
+async function rejectNonJsonContentType(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+  const mediaType = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    sendError(ctx, null, UNSUPPORTED_MEDIA_TYPE);
     return;
   }
   await next();

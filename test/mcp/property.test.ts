@@ -11,7 +11,7 @@ import { MODERN } from './support/wire.js';
 const METHODS = ['initialize', 'ping', 'server/discover', 'tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete', 'notifications/initialized', 'nope'];
 const VERSIONS = [MODERN, '2025-06-18', '2025-03-26', '1999-01-01'];
 const TOOL_NAMES = ['finance_payables_list', 'finance_payables_get', 'finance_payables_delete', 'finance_workspaces_list', 'nope'];
-const REJECTIONS = new Set([202, 401, 403, 405, 413, 429]);
+const REJECTIONS = new Set([202, 401, 403, 405, 413, 415, 429]);
 
 /** A header value fetch accepts (visible ASCII and spaces, no leading/trailing space issues). */
 const headerValue = fc.oneof(

@@ -206,6 +206,26 @@ describe('POST /mcp (wire contract)', function () {
     }
   });
 
+  describe('Content-Type (seed: Encabezados de la solicitud)', function () {
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', '']) {
+      it(`refuses ${contentType === '' ? 'a missing Content-Type' : contentType} with 415 and -32600 before authentication`, async function () {
+        const headers: Record<string, string> = contentType === '' ? {} : { 'content-type': contentType };
+        const response = await sendRaw(`${app.url}/mcp`, { headers, chunks: [Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}')] });
+        expect(response.status).to.equal(415);
+        expect(JSON.parse(response.text)).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Content-Type must be application/json' } });
+        expect(response.headers['cache-control']).to.equal('no-store');
+      });
+    }
+
+    it('accepts application/json with parameters, in any case', async function () {
+      const response = await sendRaw(`${app.url}/mcp`, {
+        headers: { 'content-type': 'Application/JSON; charset=utf-8', authorization: `Bearer ${tokens['admin']}` },
+        chunks: [Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}')],
+      });
+      expect(response.status).to.equal(200);
+    });
+  });
+
   describe('the 14,680,064-byte body cap', function () {
     it('refuses a declared Content-Length above the cap with 413 before authentication', async function () {
       const response = await sendRaw(`${app.url}/mcp`, { headers: { 'content-type': 'application/json' }, declaredLength: 14_680_065 });

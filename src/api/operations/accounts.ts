@@ -13,7 +13,7 @@ import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { formatCents } from '../money.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import {
-  auditJson, boolColumn, findInWorkspace, readBody, requireWorkspace, toBool, translateConstraintError,
+  auditJson, boolColumn, findInWorkspace, lockRow, readBody, requireWorkspace, toBool, translateConstraintError,
 } from '../records.js';
 
 const LABEL = 'Account';
@@ -110,6 +110,8 @@ const IN_USE = 'The account still has transactions or records that refer to it.'
 const deleteAccount: OperationHandler = async (ctx, input) => {
   const current = await findInWorkspace(ctx, 'accounts', input.path['id'] ?? '', LABEL);
   const workspaceId = current.workspace_id;
+  // Writes that refer to the account hold it FOR SHARE until they commit (references.ts).
+  await lockRow(ctx, 'accounts', current.id, 'update');
   const used = await ctx.db.selectFrom('transactions').select('id')
     .where('workspace_id', '=', workspaceId).where('financial_account_id', '=', current.id).executeTakeFirst()
     ?? await ctx.db.selectFrom('transfers').select('id').where('workspace_id', '=', workspaceId)

@@ -12,7 +12,7 @@ import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import type { FileOutput, OperationContext, OperationHandler } from '../context.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { listRecords, readListSpec, type AnySelect } from '../list.js';
-import { auditJson, requireWorkspace, translateConstraintError } from '../records.js';
+import { auditJson, lockRow, requireWorkspace, translateConstraintError } from '../records.js';
 import { deleteBlobIfUnused, loadBlob, storeBlob } from '../rules/attachments/blob-store.js';
 import { checkUploadInput } from '../rules/attachments/upload-input.js';
 
@@ -207,6 +207,8 @@ async function touchAttachment(ctx: OperationContext, id: string): Promise<Attac
 
 const link: OperationHandler = async (ctx, input) => {
   const workspaceId = requireWorkspace(ctx);
+  // FOR SHARE (PostgreSQL) before reading it: a concurrent delete either sees this link or wins first.
+  if (typeof input.path['id'] === 'string') await lockRow(ctx, 'attachments', input.path['id'], 'share');
   const attachment = await findAttachment(ctx, input.path['id']);
   const body = (typeof input.body === 'object' && input.body !== null ? input.body : {}) as Record<string, unknown>;
   const parentType = readParentType(body['parent_type'], 'parent_type');
@@ -245,6 +247,8 @@ const unlink: OperationHandler = async (ctx, input) => {
 const remove: OperationHandler = async (ctx, input) => {
   const workspaceId = requireWorkspace(ctx);
   const attachment = await findAttachment(ctx, input.path['id']);
+  // Links being written hold the attachment FOR SHARE until they commit.
+  await lockRow(ctx, 'attachments', attachment.id, 'update');
   const linked = await ctx.db.selectFrom('attachment_links').select('id')
     .where('workspace_id', '=', workspaceId).where('attachment_id', '=', attachment.id)
     .executeTakeFirst();

@@ -11,7 +11,7 @@ import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
-import { auditJson, findInWorkspace, readBody, requireWorkspace, translateConstraintError } from '../records.js';
+import { auditJson, findInWorkspace, lockRow, readBody, requireWorkspace, translateConstraintError } from '../records.js';
 
 const LABEL = 'Category';
 export const MAX_CATEGORY_LEVEL = 3;
@@ -58,6 +58,8 @@ function rule(message: string): ApiError {
 async function loadParent(ctx: OperationContext, parentId: unknown): Promise<CategoryRow | null> {
   if (parentId === null || parentId === undefined) return null;
   try {
+    // FOR SHARE (PostgreSQL): a concurrent delete of the parent cannot miss this new child.
+    await lockRow(ctx, 'categories', String(parentId), 'share');
     return await findInWorkspace(ctx, 'categories', String(parentId), 'Parent category');
   } catch (err) {
     if (err instanceof ApiError && err.code === 'NOT_FOUND') throw rule('The parent category does not exist in this workspace.');
@@ -160,6 +162,8 @@ const IN_USE = 'The category is in use by payables, receivables or transactions.
 const deleteCategory: OperationHandler = async (ctx, input) => {
   const current = await findInWorkspace(ctx, 'categories', input.path['id'] ?? '', LABEL);
   const workspaceId = current.workspace_id;
+  // Children and referencing writes hold the category FOR SHARE until they commit.
+  await lockRow(ctx, 'categories', current.id, 'update');
   if ((await loadChildren(ctx, current.id)).length > 0) throw rule('The category has child categories; delete or move them first.');
   const used = await ctx.db.selectFrom('titles').select('id')
     .where('workspace_id', '=', workspaceId).where('category_id', '=', current.id).executeTakeFirst()

@@ -10,7 +10,7 @@ import type { OperationHandler } from '../context.js';
 import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
-import { auditJson, boolColumn, findInWorkspace, readBody, requireWorkspace, toBool, translateConstraintError } from '../records.js';
+import { auditJson, boolColumn, findInWorkspace, lockRow, readBody, requireWorkspace, toBool, translateConstraintError } from '../records.js';
 
 const LABEL = 'Cost center';
 
@@ -84,6 +84,8 @@ const IN_USE = 'The cost center is in use by apportionments.';
 
 const deleteCostCenter: OperationHandler = async (ctx, input) => {
   const current = await findInWorkspace(ctx, 'cost_centers', input.path['id'] ?? '', LABEL);
+  // Apportionments being written hold the cost center FOR SHARE until they commit (allocations.ts).
+  await lockRow(ctx, 'cost_centers', current.id, 'update');
   const used = await ctx.db.selectFrom('allocations').select('id')
     .where('workspace_id', '=', current.workspace_id).where('cost_center_id', '=', current.id).executeTakeFirst();
   if (used) throw new ApiError('CONFLICT', IN_USE);

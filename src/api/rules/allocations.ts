@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { OperationContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { formatCents } from '../money.js';
-import { requireWorkspace } from '../records.js';
+import { lockRow, requireWorkspace } from '../records.js';
 import { computeShares, parseRequestedShares, type ComputedShare, type RequestedShare } from './apportionment.js';
 
 export type AllocationParent = 'payable' | 'receivable' | 'transaction';
@@ -27,6 +27,8 @@ async function checkCenters(ctx: OperationContext, shares: readonly RequestedSha
     throw new ApiError('UNPROCESSABLE_ENTITY', 'Each cost center may appear only once in an apportionment.');
   }
   if (ids.length === 0) return;
+  // FOR SHARE on PostgreSQL: a concurrent cost-center delete cannot slip between this check and the insert.
+  for (const id of [...ids].sort()) await lockRow(ctx, 'cost_centers', id, 'share');
   const rows = await ctx.db.selectFrom('cost_centers').select(['id', 'type'])
     .where('workspace_id', '=', requireWorkspace(ctx)).where('id', 'in', ids).execute();
   if (rows.length !== ids.length) throw new ApiError('UNPROCESSABLE_ENTITY', 'A cost center of the apportionment does not exist in this workspace.');

@@ -3,10 +3,14 @@
  * direction) exist in the caller's workspace. A bad reference in a body is a business-rule
  * failure (UNPROCESSABLE_ENTITY), never NOT_FOUND, which is kept for the record in the path.
  * Cost-center checks live in allocations.ts.
+ *
+ * Each check locks the referenced row FOR SHARE (PostgreSQL; records.ts lockRow) before reading
+ * it, so a concurrent delete of that row (which locks it FOR UPDATE, then looks for references)
+ * either waits for this write and sees its reference, or wins and this check finds no row.
  */
 import type { OperationContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { isUuid, requireWorkspace } from '../records.js';
+import { isUuid, lockRow, requireWorkspace } from '../records.js';
 
 export type CategoryType = 'debit' | 'credit';
 
@@ -18,6 +22,7 @@ function unprocessable(message: string): ApiError {
 export async function requirePersonReference(ctx: OperationContext, id: unknown): Promise<string> {
   const message = 'The person does not exist in this workspace.';
   if (!isUuid(id)) throw unprocessable(message);
+  await lockRow(ctx, 'people', id, 'share');
   const row = await ctx.db.selectFrom('people').select('id')
     .where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', id).where('deleted_at', 'is', null)
     .executeTakeFirst();
@@ -31,6 +36,7 @@ export async function requireAccountReference(
 ): Promise<{ id: string; name: string }> {
   const message = `The account in ${field} does not exist in this workspace.`;
   if (!isUuid(id)) throw unprocessable(message);
+  await lockRow(ctx, 'accounts', id, 'share');
   const row = await ctx.db.selectFrom('accounts').select(['id', 'name'])
     .where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', id)
     .executeTakeFirst();
@@ -41,6 +47,7 @@ export async function requireAccountReference(
 /** Payables and debits take `debit` categories; receivables and credits take `credit` ones. */
 export async function requireCategoryReference(ctx: OperationContext, id: unknown, type: CategoryType): Promise<string> {
   if (!isUuid(id)) throw unprocessable('The category does not exist in this workspace.');
+  await lockRow(ctx, 'categories', id, 'share');
   const row = await ctx.db.selectFrom('categories').select(['id', 'type'])
     .where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', id)
     .executeTakeFirst();
