@@ -41,7 +41,8 @@ function openPostgres(databaseUrl: string): OpenedDatabase {
 /** The SQLite file path for a config (`:memory:` passes through for tests). */
 export function resolveSqlitePath(dataDir: string): string {
   if (dataDir === ':memory:' || path.basename(dataDir) === ':memory:') return ':memory:';
-  fs.mkdirSync(dataDir, { recursive: true });
+  // The folder holds the books, the Account's signing key and the confirmation key: owner only.
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   return path.join(dataDir, 'kobana.sqlite');
 }
 
