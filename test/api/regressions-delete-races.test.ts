@@ -129,4 +129,29 @@ describe('regression: a delete and a write referring to the same record never bo
         .to.deep.equal({ round, exists: removed.status !== 204, links: removed.status === 204 ? 0 : 1 });
     }
   });
+
+  it(`payable delete vs an attachment link to it, ${ROUNDS} rounds`, async () => {
+    const db = api.app.services.db;
+    const now = new Date().toISOString();
+    const attachmentId = randomUUID();
+    await db.insertInto('attachments').values({
+      id: attachmentId, workspace_id: M, sha256: randomUUID().replace(/-/g, '').padEnd(64, '0'), file_name: 'race-parent.pdf', title: null,
+      content_type: 'application/pdf', size: 10, created_at: now, updated_at: now, created_by: DEMO.persons.ana,
+      updated_by: DEMO.persons.ana, created_via: 'web', updated_via: 'web', version: 1,
+    }).execute();
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const payableId = await insertPayable(db, M, f.vendorId);
+      const [removed, linked] = await Promise.all([
+        api.call('DELETE', `/v1/payables/${payableId}`, { workspace: M }),
+        api.call('POST', `/v1/attachments/${attachmentId}/links`, { workspace: M, body: { parent_type: 'payable', parent_id: payableId } }),
+      ]);
+      const statuses = `delete ${removed.status} ${JSON.stringify(removed.body)}, link ${linked.status} ${JSON.stringify(linked.body)}`;
+      expect(removed.status, statuses).to.equal(204);
+      expect([201, 404], statuses).to.include(linked.status);
+      // Whichever ran first, no link may outlive the payable it points at.
+      const orphans = await db.selectFrom('attachment_links').select('id').where('workspace_id', '=', M)
+        .where('parent_type', '=', 'payable').where('parent_id', '=', payableId).execute();
+      expect({ round, orphans: orphans.length }, statuses).to.deep.equal({ round, orphans: 0 });
+    }
+  });
 });

@@ -184,6 +184,8 @@ function readParentType(value: unknown, path: string): ParentType {
 /** The parent must exist in this workspace; another workspace's record is simply not found. */
 async function assertParentExists(ctx: OperationContext, parentType: ParentType, parentId: string): Promise<void> {
   const workspaceId = requireWorkspace(ctx);
+  // PostgreSQL: a parent being deleted concurrently is either waited for or seen gone.
+  await lockRow(ctx, parentType === 'transaction' ? 'transactions' : 'titles', parentId, 'share');
   const found = parentType === 'transaction'
     ? await ctx.db.selectFrom('transactions').select('id').where('workspace_id', '=', workspaceId).where('id', '=', parentId).executeTakeFirst()
     : await ctx.db.selectFrom('titles').select('id').where('workspace_id', '=', workspaceId).where('kind', '=', parentType)

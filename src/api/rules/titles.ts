@@ -12,7 +12,7 @@ import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { listRecords, readListSpec } from '../list.js';
 import { parseMoneyInput } from '../money.js';
-import { isUuid, readBody, requireWorkspace } from '../records.js';
+import { isUuid, lockRow, readBody, requireWorkspace } from '../records.js';
 import { deleteAllocations, planAllocationUpdate, prepareAllocations, replaceAllocations } from './allocations.js';
 import { deleteAttachmentLinks } from './attachment-links.js';
 import { requireAccountReference, requireCategoryReference, requirePersonReference, readOptionalReference } from './references.js';
@@ -110,6 +110,8 @@ function buildUpdate(vocabulary: TitleVocabulary): OperationHandler {
 function buildDelete(vocabulary: TitleVocabulary): OperationHandler {
   return async (ctx, input) => {
     const current = await findTitle(ctx, vocabulary, input.path['id']);
+    // PostgreSQL: hold the row so a concurrent attachment link (FOR SHARE) cannot outlive it.
+    await lockRow(ctx, 'titles', current.id, 'update');
     await deleteSettlementTransaction(ctx, current.transaction_id);
     await deleteAllocations(ctx, vocabulary.kind, current.id);
     await deleteAttachmentLinks(ctx, vocabulary.kind, current.id);

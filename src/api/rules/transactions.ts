@@ -13,7 +13,7 @@ import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { formatCents, parseMoneyInput } from '../money.js';
-import { auditJson, findInWorkspace, readBody, requireWorkspace } from '../records.js';
+import { auditJson, findInWorkspace, lockRow, readBody, requireWorkspace } from '../records.js';
 import { deleteAllocations, loadAllocations, planAllocationUpdate, prepareAllocations, replaceAllocations } from './allocations.js';
 import { deleteAttachmentLinks } from './attachment-links.js';
 import { readOptionalReference, requireAccountReference, requireCategoryReference, requirePersonReference } from './references.js';
@@ -147,6 +147,8 @@ const deleteTransaction: OperationHandler = async (ctx, input) => {
   if (current.source !== 'manual') {
     throw new ApiError('UNPROCESSABLE_ENTITY', `This transaction was created by a ${current.source}; reopen or undo that record instead.`);
   }
+  // PostgreSQL: hold the row so a concurrent attachment link (FOR SHARE) cannot outlive it.
+  await lockRow(ctx, 'transactions', current.id, 'update');
   // Conditional on `manual` too, so a row can never be removed behind its settlement's back.
   await deleteAllocations(ctx, 'transaction', current.id);
   await deleteAttachmentLinks(ctx, 'transaction', current.id);
