@@ -17,8 +17,11 @@ export function decodeHeaderValue(value: string): string | null {
   if (!match) return value;
   const encoded = match[1] ?? '';
   if (!BASE64.test(encoded)) return null;
+  const bytes = Buffer.from(encoded, 'base64');
+  // Canonical only: `YR==` and `YQ==` both decode to "a"; one header value has one spelling.
+  if (bytes.toString('base64') !== encoded) return null;
   try {
-    return utf8.decode(Buffer.from(encoded, 'base64'));
+    return utf8.decode(bytes);
   } catch {
     return null;
   }

@@ -10,6 +10,9 @@ describe('decodeHeaderValue()', function () {
     { given: '=?base64??=', want: '' },
     { given: '=?base64?***?=', want: null },
     { given: '=?base64?dG9vbHMvY2FsbA?=', want: null },
+    // Non-zero unused bits: not the canonical spelling of "a" (YQ==).
+    { given: '=?base64?YR==?=', want: null },
+    { given: '=?base64?YQ==?=', want: 'a' },
     { given: `=?base64?${Buffer.from([0xff, 0xfe]).toString('base64')}?=`, want: null },
   ];
   for (const { given, want } of cases) {
