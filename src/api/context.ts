@@ -22,6 +22,7 @@ export interface Caller {
     readonly status: 'active' | 'inactive';
     readonly isAdmin: boolean;
     readonly permissions: ReadonlySet<string>;
+    /** Existing workspaces of `organizationId` granted to the person (all of them for an admin). */
     readonly workspaceIds: readonly string[];
   } | null;
 }

@@ -57,9 +57,8 @@ export interface OperationService {
    * The checks `execute` runs before arguments — membership → scope → permission → workspace —
    * with the very same answers; returns the resolved workspace. Lets a transport refuse before
    * it reads a body or parses a query. `execute` runs them again: it stays the one authority.
-   * Optional so test doubles of the seam need not implement it.
    */
-  authorize?(request: AuthorizeRequest): Promise<string | null>;
+  authorize(request: AuthorizeRequest): Promise<string | null>;
   /** Scope and permission only (no workspace): whether the caller could run the operation. Used to filter tools/list. */
   canReach(caller: Caller, operation: OperationRef): boolean;
 }

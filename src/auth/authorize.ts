@@ -59,14 +59,12 @@ export async function resolveWorkspace(db: Kysely<Database>, caller: Caller, hin
   const granted = caller.membership?.workspaceIds ?? [];
   const named = hint.argument ?? hint.connectionDefault;
   if (named !== undefined && named !== '') {
-    const row = granted.includes(named)
-      ? await db.selectFrom('workspaces').select('id')
-        .where('id', '=', named).where('organization_id', '=', caller.organizationId).executeTakeFirst()
-      : undefined;
-    if (row === undefined) {
+    // `workspaceIds` already holds only existing workspaces of the caller's organization
+    // (loadCaller joins them this request), so membership of the list is the whole check.
+    if (!granted.includes(named)) {
       throw new ApiError('workspace_access_denied', 'The workspace does not exist or is not reachable by this person.', { workspace_id: named });
     }
-    return row.id;
+    return named;
   }
   const reachable = await listReachableWorkspaces(db, caller);
   if (reachable.length === 1 && reachable[0] !== undefined) return reachable[0].id;

@@ -4,13 +4,10 @@
  * workspace → arguments → Seguridad → budget → confirmation → endpoint. Knows nothing of
  * JSON-RPC or eras: confirmation is a callback the MCP layer supplies; results come back as data.
  */
-import type { Kysely } from 'kysely';
 import { ApiError } from '../api/errors.js';
 import type { Caller, OperationOutput } from '../api/context.js';
 import type { ConfirmationProof, ExecuteHooks, OperationService, PreparedCall, WorkspaceHint } from '../api/service.js';
-import { assertMembership, assertPermission, assertScope, resolveWorkspace } from '../auth/authorize.js';
 import type { ToolDefinition } from '../runtime/types.js';
-import type { Database } from '../store/schema.js';
 import type { ArgumentValidator } from './tool-arguments.js';
 import { buildToolInput } from './tool-input.js';
 
@@ -45,7 +42,6 @@ export type ToolCallOutcome =
 
 export interface ToolCallDeps {
   readonly operations: OperationService;
-  readonly db: Kysely<Database>;
 }
 
 /** Carries an `input_required` result out of `beforeExecute` (nothing was written). */
@@ -68,7 +64,7 @@ export async function runToolCall(deps: ToolCallDeps, request: ToolCallRequest):
     };
     if (invalid) {
       // Authorization codes win over argument errors (SECURITY.md §4 order).
-      workspaceId = await checkAuthorization(deps.db, caller, tool, hint);
+      workspaceId = await deps.operations.authorize({ operationId: tool.operation.operationId, caller, workspace: hint });
       throw invalid;
     }
     const output = await deps.operations.execute({
@@ -103,14 +99,6 @@ function buildHooks(confirm: ConfirmStep | undefined, recordWorkspace: (id: stri
       return decision.proof;
     },
   };
-}
-
-/** The pre-checks `execute` also runs, in the same order; returns the resolved workspace. */
-async function checkAuthorization(db: Kysely<Database>, caller: Caller, tool: ToolDefinition, hint: WorkspaceHint): Promise<string | null> {
-  assertMembership(caller);
-  assertScope(caller, tool.operation);
-  assertPermission(caller, tool.operation);
-  return tool.operation.workspaceScoped ? resolveWorkspace(db, caller, hint) : null;
 }
 
 /** An invalid call still resolves the workspace it named (a string) before reporting arguments. */

@@ -11,7 +11,6 @@ import type Koa from 'koa';
 import type { RouteDefinition } from '../runtime/types.js';
 import type { AuthorizeRequest, OperationService } from '../api/service.js';
 import type { AuthModule, AuthState } from '../auth/index.js';
-import { assertMembership, assertPermission, assertScope } from '../auth/authorize.js';
 import type { Limits } from './limits.js';
 import { hasRequestBody } from './rest-body.js';
 import { buildOperationInput } from './rest-input.js';
@@ -34,13 +33,7 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  */
 async function authorizeBeforeReading(ctx: Koa.Context, operations: OperationService, route: RouteDefinition, request: AuthorizeRequest): Promise<void> {
   try {
-    if (operations.authorize) {
-      await operations.authorize(request);
-    } else {
-      assertMembership(request.caller);
-      assertScope(request.caller, route.operation);
-      assertPermission(request.caller, route.operation);
-    }
+    await operations.authorize(request);
   } catch (error) {
     // Refused with the body unread: close the connection instead of draining an upload nobody uses.
     if (hasRequestBody(ctx)) ctx.set('Connection', 'close');

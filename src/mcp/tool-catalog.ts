@@ -27,7 +27,7 @@ export interface ToolCatalog {
 const MAX_CACHED_LISTS = 512;
 
 /** Name order makes the list deterministic whatever order the registry arrives in. */
-export function createToolCatalog(tools: readonly ToolDefinition[], operations: OperationService): ToolCatalog {
+export function createToolCatalog(tools: readonly ToolDefinition[], operations: Pick<OperationService, 'canReach'>): ToolCatalog {
   const entries = [...tools]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map(serializeEntry);

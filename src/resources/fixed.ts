@@ -5,9 +5,8 @@
  * them is filtered by `canReach` in the provider.
  */
 import type { Caller } from '../api/context.js';
-import { assertMembership, assertPermission, assertScope, resolveWorkspace } from '../auth/authorize.js';
 import { collectList } from './collect-list.js';
-import { findOperation, type FinanceFeatureDeps } from './deps.js';
+import type { FinanceFeatureDeps } from './deps.js';
 import { GUIDE_MARKDOWN, GUIDE_URI } from './guide.js';
 import { URI_PREFIX, type ParsedResourceUri } from './uri.js';
 
@@ -78,18 +77,14 @@ async function readWorkspaces(deps: FinanceFeatureDeps, request: ReadRequest): P
 }
 
 async function readChartOfAccounts(deps: FinanceFeatureDeps, request: ReadRequest): Promise<string> {
-  // SECURITY.md §4 order: membership → scope → permission before the workspace is looked at.
-  const operation = findOperation(deps.tools, 'categories.list');
-  if (operation === undefined) throw new Error('categories.list is missing from the registry');
-  assertMembership(request.caller);
-  assertScope(request.caller, operation);
-  assertPermission(request.caller, operation);
-  // Resolved here (SECURITY.md §3 order: URI argument → connection default → the only one) so
-  // the document can say which workspace it describes; execute() checks it again.
-  const workspaceId = await resolveWorkspace(deps.db, request.caller, {
-    argument: request.parsed.workspaceId,
-    connectionDefault: request.connectionWorkspaceId,
+  // Resolved here, in execute's own order (membership → scope → permission → workspace), so the
+  // document can say which workspace it describes; execute() checks it again for every page.
+  const workspaceId = await deps.operations.authorize({
+    operationId: 'categories.list',
+    caller: request.caller,
+    workspace: { argument: request.parsed.workspaceId, connectionDefault: request.connectionWorkspaceId },
   });
+  if (workspaceId === null) throw new Error('categories.list is not workspace-scoped');
   const { rows, truncated } = await collectList(deps.operations, {
     operationId: 'categories.list', caller: request.caller, workspace: { argument: workspaceId }, maxPages: MAX_CHART_PAGES,
   });

@@ -59,7 +59,7 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
   let outcome: ToolCallOutcome;
   let confirmed = false;
   try {
-    outcome = await runToolCall({ operations: deps.operations, db: deps.db }, {
+    outcome = await runToolCall({ operations: deps.operations }, {
       tool,
       args,
       caller: ctx.caller,

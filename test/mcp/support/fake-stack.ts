@@ -10,7 +10,7 @@ import pino from 'pino';
 import { ApiError } from '../../../src/api/errors.js';
 import type { Caller } from '../../../src/api/context.js';
 import type { OperationService } from '../../../src/api/service.js';
-import { canReach } from '../../../src/auth/authorize.js';
+import { assertMembership, assertPermission, assertScope, canReach } from '../../../src/auth/authorize.js';
 import { HttpError } from '../../../src/http/errors.js';
 import type { Limits } from '../../../src/http/limits.js';
 import { createMcpRouter } from '../../../src/mcp/router.js';
@@ -56,6 +56,15 @@ export function createFakeOperations(): OperationService & { calls: unknown[] } 
   return {
     calls,
     canReach,
+    async authorize(request) {
+      // The fake tools are not workspace-scoped: the three caller checks are all there is.
+      const operation = buildFakeTools().find((t) => t.operation.operationId === request.operationId)?.operation;
+      if (operation === undefined) throw new Error(`Unknown operationId: ${request.operationId}`);
+      assertMembership(request.caller);
+      assertScope(request.caller, operation);
+      assertPermission(request.caller, operation);
+      return null;
+    },
     async execute(request) {
       calls.push(request);
       if (request.operationId === 'payables.list') {
