@@ -7,6 +7,7 @@
 import type Koa from 'koa';
 import { validationError } from '../api/errors.js';
 import { HttpError } from './errors.js';
+import { declaresOversizedBody, readBodyWithinLimit, readMediaType } from './capped-body.js';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 /** 10 MB of file as base64 (4/3) plus room for the other fields. */
@@ -24,28 +25,19 @@ export function hasRequestBody(ctx: Koa.Context): boolean {
 }
 
 export function isJsonContentType(ctx: Koa.Context): boolean {
-  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+  const type = readMediaType(ctx.get('content-type'));
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
 export function isMultipartContentType(ctx: Koa.Context): boolean {
-  return (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase() === 'multipart/form-data';
+  return readMediaType(ctx.get('content-type')) === 'multipart/form-data';
 }
 
 async function readCapped(ctx: Koa.Context, limit: number): Promise<Buffer> {
-  const declared = Number(ctx.get('content-length') || Number.NaN);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    received += chunk.length;
-    if (received > limit) {
-      ctx.req.pause();
-      throw tooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, received);
+  if (declaresOversizedBody(ctx.req, limit)) throw tooLarge();
+  const body = await readBodyWithinLimit(ctx.req, limit);
+  if (body === null) throw tooLarge();
+  return body;
 }
 
 /** The parsed JSON body, or undefined when the request has none. */

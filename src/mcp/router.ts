@@ -22,6 +22,7 @@ import { INTERNAL_ERROR, INVALID_REQUEST, serializeError } from './json-rpc.js';
 import { createMethodTable, type CompletionProvider, type PromptProvider, type ResourceProvider } from './methods/index.js';
 import { isOriginAllowed } from './origin.js';
 import { declaresOversizedBody } from './request-body.js';
+import { readMediaType } from '../http/capped-body.js';
 import { BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, sendError, sendJson, setPreEraHeaders } from './respond.js';
 import { createToolCatalog } from './tool-catalog.js';
 
@@ -120,8 +121,7 @@ async function rejectDeclaredOversize(ctx: Koa.Context, next: Koa.Next): Promise
 
 /** One JSON-RPC message as JSON: any other media type is refused before authentication. */
 async function rejectNonJsonContentType(ctx: Koa.Context, next: Koa.Next): Promise<void> {
-  const mediaType = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-  if (mediaType !== 'application/json') {
+  if (readMediaType(ctx.get('content-type')) !== 'application/json') {
     sendError(ctx, null, UNSUPPORTED_MEDIA_TYPE);
     return;
   }

@@ -4,9 +4,10 @@
  * rows and links are the attachments operations' business; this module never touches them
  * except to ask whether a blob is still referenced.
  */
-import { PostgresAdapter } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { OperationContext } from '../../context.js';
 import { requireWorkspace } from '../../records.js';
+import { isPostgres } from '../../../store/migrations/column-types.js';
 
 /**
  * Locks the blob row (PostgreSQL) so an upload and a delete of the same bytes cannot interleave
@@ -17,8 +18,7 @@ import { requireWorkspace } from '../../records.js';
 async function lockBlob(ctx: OperationContext, sha256: string): Promise<boolean> {
   const query = ctx.db.selectFrom('blobs').select('sha256')
     .where('workspace_id', '=', requireWorkspace(ctx)).where('sha256', '=', sha256);
-  const isPostgres = ctx.db.getExecutor().adapter instanceof PostgresAdapter;
-  return (await (isPostgres ? query.forUpdate() : query).executeTakeFirst()) !== undefined;
+  return (await (isPostgres(ctx.db as Kysely<unknown>) ? query.forUpdate() : query).executeTakeFirst()) !== undefined;
 }
 
 /** Call after inserting the attachment row that refers to the bytes. */
