@@ -73,6 +73,13 @@ export async function resolveWorkspace(db: Kysely<Database>, caller: Caller, hin
   });
 }
 
+/** A workspace of `reachable` named by id, else by name (case-insensitive); undefined when none. */
+export function findReachableWorkspace<W extends { id: string; name: string }>(reachable: readonly W[], value: string): W | undefined {
+  const trimmed = value.trim();
+  const lowered = trimmed.toLowerCase();
+  return reachable.find((w) => w.id === trimmed) ?? reachable.find((w) => w.name.toLowerCase() === lowered);
+}
+
 /** The workspaces of the caller's organization granted to the caller, by name. */
 export async function listReachableWorkspaces(db: Kysely<Database>, caller: Caller): Promise<{ id: string; name: string }[]> {
   const granted = caller.membership?.workspaceIds ?? [];

@@ -7,7 +7,7 @@
  */
 import type { Caller } from '../api/context.js';
 import { ApiError } from '../api/errors.js';
-import { listReachableWorkspaces, resolveWorkspace } from '../auth/authorize.js';
+import { findReachableWorkspace, listReachableWorkspaces, resolveWorkspace } from '../auth/authorize.js';
 import { INVALID_PARAMS, JsonRpcError } from '../mcp/json-rpc.js';
 import type { CompletionProvider, MethodContext } from '../mcp/methods/index.js';
 import type { ArgumentKind } from '../prompts/arguments.js';
@@ -88,8 +88,7 @@ async function pickWorkspaces(deps: FinanceFeatureDeps, ctx: MethodContext, name
   if (ctx.caller.membership?.status !== 'active') return [];
   const reachable = await listReachableWorkspaces(deps.db, ctx.caller);
   if (named !== undefined && named !== '') {
-    const lowered = named.trim().toLowerCase();
-    const found = reachable.find((w) => w.id === named.trim()) ?? reachable.find((w) => w.name.toLowerCase() === lowered);
+    const found = findReachableWorkspace(reachable, named);
     return found ? [found.id] : [];
   }
   try {

@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Caller } from '../api/context.js';
-import { listReachableWorkspaces } from '../auth/authorize.js';
+import { findReachableWorkspace, listReachableWorkspaces } from '../auth/authorize.js';
 import { INVALID_PARAMS, JsonRpcError } from '../mcp/json-rpc.js';
 import type { Database } from '../store/schema.js';
 import { DATE_PATTERN, readMonthRange, readWeekRange } from '../completions/calendar.js';
@@ -77,8 +77,7 @@ const KIND_FORMATS: Readonly<Record<Exclude<ArgumentKind, 'workspace'>, string>>
 /** Finds the caller's workspace by id or by name (case-insensitive); never another person's. */
 async function resolveWorkspaceArgument(db: Kysely<Database>, caller: Caller, value: string): Promise<ResolvedWorkspace> {
   const reachable = await listReachableWorkspaces(db, caller);
-  const wanted = value.trim().toLowerCase();
-  const found = reachable.find((workspace) => workspace.id === value.trim()) ?? reachable.find((workspace) => workspace.name.toLowerCase() === wanted);
+  const found = findReachableWorkspace(reachable, value);
   // Same answer for "does not exist" and "not yours" (SECURITY.md §4: never tell which).
   if (found === undefined) throw createInvalidParams('Argument workspace does not name a workspace this person reaches; complete it or call finance_workspaces_list.');
   return found;
