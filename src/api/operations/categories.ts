@@ -72,21 +72,13 @@ async function loadChildren(ctx: OperationContext, id: string): Promise<Category
     .where('workspace_id', '=', requireWorkspace(ctx)).where('parent_id', '=', id).execute();
 }
 
-/** Height of the subtree below a category (0 for a leaf); the chart has at most 3 levels. */
-async function measureSubtreeHeight(ctx: OperationContext, id: string): Promise<number> {
-  const children = await loadChildren(ctx, id);
-  let height = 0;
-  for (const child of children) height = Math.max(height, 1 + (await measureSubtreeHeight(ctx, child.id)));
-  return height;
-}
-
-function resolveType(body: Record<string, unknown>, parent: CategoryRow | null, current?: CategoryRow): CategoriesTable['type'] {
+function resolveType(body: Record<string, unknown>, parent: CategoryRow | null): CategoriesTable['type'] {
   const given = body['type'] as CategoriesTable['type'] | undefined;
   if (parent) {
     if (given !== undefined && given !== parent.type) throw rule("A category's type must equal its parent's type.");
     return parent.type;
   }
-  const type = given ?? current?.type;
+  const type = given;
   if (type === undefined) throw validationError([{ path: 'type', message: 'is required for a top-level category' }]);
   return type;
 }
@@ -120,39 +112,16 @@ const createCategory: OperationHandler = async (ctx, input) => {
   return { status: 201, body: toCategoryJson(row) };
 };
 
-/** Re-levels every descendant after a move (the subtree height was checked beforehand). */
-async function relevelChildren(ctx: OperationContext, id: string, level: number, type: CategoriesTable['type']): Promise<void> {
-  for (const child of await loadChildren(ctx, id)) {
-    await ctx.db.updateTable('categories').set({ level: level + 1, type, ...updateAudit(ctx) })
-      .where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', child.id).execute();
-    await relevelChildren(ctx, child.id, level + 1, type);
-  }
-}
-
-async function assertNotDescendant(ctx: OperationContext, id: string, candidate: CategoryRow | null): Promise<void> {
-  for (let node = candidate; node; node = node.parent_id ? await findInWorkspace(ctx, 'categories', node.parent_id, LABEL) : null) {
-    if (node.id === id) throw rule('A category cannot be moved under itself or its descendants.');
-  }
-}
-
+/**
+ * CategoryUpdate allows only `name` (openapi/v1.yaml): moving a category or changing its type
+ * would reclassify every record filed under it, so the chart's shape changes by delete + create.
+ */
 const updateCategory: OperationHandler = async (ctx, input) => {
   const current = await findInWorkspace(ctx, 'categories', input.path['id'] ?? '', LABEL);
   const body = readBody(input.body);
-  const moving = 'parent_id' in body && (body['parent_id'] ?? null) !== current.parent_id;
-  const parent = moving ? await loadParent(ctx, body['parent_id'])
-    : current.parent_id ? await findInWorkspace(ctx, 'categories', current.parent_id, LABEL) : null;
-  if (moving) await assertNotDescendant(ctx, current.id, parent);
-  const type = resolveType(body, parent, current);
-  const level = parent ? Number(parent.level) + 1 : 1;
-  const height = await measureSubtreeHeight(ctx, current.id);
-  if (level + height > MAX_CATEGORY_LEVEL) throw rule('The chart of accounts has at most three levels.');
-  const children = height > 0;
-  // Cascading a type change would silently reclassify every record filed under the subtree.
-  if (children && type !== current.type) throw rule('Only a category without children can change its type.');
   await ctx.db.updateTable('categories')
-    .set({ name: body['name'] === undefined ? current.name : String(body['name']), type, parent_id: parent?.id ?? null, level, ...updateAudit(ctx) })
+    .set({ name: body['name'] === undefined ? current.name : String(body['name']), ...updateAudit(ctx) })
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
-  if (children && level !== Number(current.level)) await relevelChildren(ctx, current.id, level, type);
   await recordActivity(ctx, { operation: 'categories.update', resource: 'categories', recordId: current.id });
   return { status: 200, body: toCategoryJson(await findInWorkspace(ctx, 'categories', current.id, LABEL)) };
 };
