@@ -9,6 +9,7 @@
  */
 import { validationError } from './errors.js';
 import type { ColumnKind } from './list-values.js';
+import { isUuid } from './records.js';
 
 export interface CursorPosition {
   readonly sort: string;
@@ -39,7 +40,6 @@ export function decodeCursor(text: string, sort: string): CursorPosition {
   return { sort, value: v, id: i };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
@@ -71,7 +71,7 @@ function fitsKind(value: string | number, kind: ColumnKind): boolean {
     case 'timestamp':
       return typeof value === 'string' && (value === '' || isTimestamp(value));
     case 'uuid':
-      return typeof value === 'string' && (value === '' || UUID.test(value));
+      return typeof value === 'string' && (value === '' || isUuid(value));
     default:
       return typeof value === 'string';
   }
@@ -79,5 +79,5 @@ function fitsKind(value: string | number, kind: ColumnKind): boolean {
 
 /** VALIDATION_ERROR unless the cursor's value fits the sort column's kind and its id is a uuid. */
 export function assertCursorFits(position: CursorPosition, kind: ColumnKind): void {
-  if (!fitsKind(position.value, kind) || !UUID.test(position.id)) rejectCursor();
+  if (!fitsKind(position.value, kind) || !isUuid(position.id)) rejectCursor();
 }
