@@ -66,10 +66,15 @@ function resolveLimit(limit: unknown): number {
   return limit;
 }
 
+/** A filter name as it may appear in an answer: only a plain `a-z 0-9 _` name, at most 64 characters. */
+function describeName(name: string): string {
+  return /^[a-z][a-z0-9_]{0,63}$/.test(name) ? name : '(not a filter name)';
+}
+
 function resolveSort(sort: string, spec: ListSpec, columns: Readonly<Record<string, ListColumn>>) {
   const descending = sort.startsWith('-');
   const field = descending ? sort.slice(1) : sort;
-  const column = columns[field];
+  const column = Object.hasOwn(columns, field) ? columns[field] : undefined;
   if (!spec.sortFields.includes(field) || !column) throw badRequest('Unknown sort field.');
   return { field, descending, column };
 }
@@ -101,9 +106,11 @@ interface FilterStep {
 function checkFilters(query: ListQuery, spec: ListSpec): FilterStep[] {
   const steps: FilterStep[] = [];
   for (const [name, operators] of Object.entries(query.filters ?? {})) {
-    const allowed = spec.filters[name];
-    if (!allowed) throw badRequest('Unknown filter.');
-    for (const [operator, raw] of Object.entries(operators ?? {}) as [FilterOperator, unknown][]) {
+    // Own names only: `constructor` or `__proto__` must not resolve to something inherited.
+    const allowed = Object.hasOwn(spec.filters, name) ? spec.filters[name] : undefined;
+    if (!allowed) throw badRequest(`Unknown filter: ${describeName(name)}.`);
+    if (operators === null || typeof operators !== 'object') throw badRequest('Unknown filter operator.');
+    for (const [operator, raw] of Object.entries(operators) as [FilterOperator, unknown][]) {
       if (!allowed.operators.includes(operator)) throw badRequest('Unknown filter operator.');
       if (operator === 'in') {
         const list = readInList(raw);
@@ -121,12 +128,12 @@ function checkFilters(query: ListQuery, spec: ListSpec): FilterStep[] {
 
 function applyFilters<T extends keyof Database>(qb: AnySelect, query: ListQuery, spec: ListSpec, def: ListDefinition<T>): AnySelect {
   for (const { name, operator, raw, schema } of checkFilters(query, spec)) {
-    const custom = def.customFilters?.[name];
+    const custom = def.customFilters && Object.hasOwn(def.customFilters, name) ? def.customFilters[name] : undefined;
     if (custom) {
       qb = custom(qb, operator, raw);
       continue;
     }
-    const column = def.columns[name];
+    const column = Object.hasOwn(def.columns, name) ? def.columns[name] : undefined;
     if (!column) throw badRequest('Unknown filter.');
     if (operator === 'in') {
       const values = (raw as unknown[]).map((v) => coerceFilterValue(v, column.kind, schema, `filters.${name}.in`));

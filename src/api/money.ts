@@ -5,13 +5,23 @@
  *
  *   parseMoneyInput(value: unknown, path: string): number         // > 0, ≤ 2 decimals, else VALIDATION_ERROR
  *   parseMoneyInputAllowZero(value: unknown, path: string): number // same, but 0 accepted (interest/discount)
- *   formatCents(cents: number | string | bigint): string           // 123456 → "1234.56", -5 → "-0.05" (pg bigint text ok)
+ *   formatCents(cents: number | string | bigint): string           // 123456 → "1234.56", -5 → "-0.05" (pg bigint text ok, any size)
  *   formatMoneyOrNull(cents: number | null | undefined): string | null
+ *   MAX_BALANCE_CENTS: bigint                                       // the documented bound of a balance (openapi/v1.yaml, SignedMoney)
+ *
+ * Bounds: one amount is at most 999,999,999,999.99 (12 integer digits, the wire format), and
+ * so is the magnitude of an account's balance (src/api/rules/account-balance.ts refuses a write
+ * past it). Both stay far inside Number.MAX_SAFE_INTEGER cents, so the sums of the API never
+ * leave exact integer arithmetic; formatCents renders larger (legacy) values exactly anyway.
  */
 import { validationError } from './errors.js';
 
-/** 12 integer digits at most (PLAN wire format), so cents stay far inside Number.MAX_SAFE_INTEGER. */
+/** 12 integer digits at most (wire format): the largest amount is 999,999,999,999.99. */
 const MONEY_TEXT = /^(\d{1,12})(?:\.(\d{1,2}))?$/;
+/** The largest |balance| of an account, in cents (the same 12 integer digits as `SignedMoney`). */
+export const MAX_BALANCE_CENTS = 99_999_999_999_999n;
+/** Integer cents as PostgreSQL returns bigint/numeric sums: text. */
+const CENTS_TEXT = /^-?\d+$/;
 
 function rejectMoney(path: string, message: string): never {
   throw validationError([{ path, message }]);
@@ -45,15 +55,21 @@ export function parseMoneyInputAllowZero(value: unknown, path: string): number {
   return parseMoneyText(value, path);
 }
 
+/** Exact integer cents; a number past Number.MAX_SAFE_INTEGER has already lost its value, so it is refused. */
+function toBigCents(cents: number | string | bigint): bigint {
+  if (typeof cents === 'bigint') return cents;
+  if (typeof cents === 'number' && Number.isSafeInteger(cents)) return BigInt(cents);
+  // PostgreSQL returns bigint and sums as text, of any size.
+  if (typeof cents === 'string' && CENTS_TEXT.test(cents)) return BigInt(cents);
+  throw new Error('formatCents expects an integer number of cents');
+}
+
 export function formatCents(cents: number | string | bigint): string {
-  // PostgreSQL returns bigint sums as text; coerce before checking.
-  const value = Number(cents);
-  if (!Number.isSafeInteger(value)) throw new Error('formatCents expects an integer number of cents');
-  const sign = value < 0 ? '-' : '';
-  const abs = Math.abs(value);
-  const whole = Math.floor(abs / 100);
-  const fraction = String(abs % 100).padStart(2, '0');
-  return `${sign}${whole}.${fraction}`;
+  const value = toBigCents(cents);
+  const sign = value < 0n ? '-' : '';
+  const abs = value < 0n ? -value : value;
+  const fraction = String(abs % 100n).padStart(2, '0');
+  return `${sign}${abs / 100n}.${fraction}`;
 }
 
 export function formatMoneyOrNull(cents: number | string | bigint | null | undefined): string | null {

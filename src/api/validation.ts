@@ -8,7 +8,8 @@
  *   toIssues(errors, prefix): ValidationIssue[]                   // ajv errors → {path, message}, no values echoed, ≤ MAX_ISSUES + 1
  *   boundedValidationError(issues, message?): ApiError            // VALIDATION_ERROR with ≤ MAX_ISSUES issues (+ details.truncated)
  *   assertValid(validate, value, prefix): void                    // throws VALIDATION_ERROR with the issues
- *   compileRouteValidator(route): (input: OperationInput) => void // path/query/Idempotency-Key + JSON body, all issues (bounded)
+ *   findUnsafeText(value, prefix): string | null                  // issue path of the first NUL / unpaired-surrogate string or key
+ *   compileRouteValidator(route): (input: OperationInput) => void // unsafe text anywhere, then path/query/Idempotency-Key + JSON body, all issues (bounded)
  *   PREPARSED_BODY: symbol  // set `[PREPARSED_BODY]: true` on a multipart body to skip JSON-schema checks
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -16,6 +17,7 @@ import addFormatsImport from 'ajv-formats';
 import type { JsonSchema, RouteDefinition } from '../runtime/types.js';
 import type { OperationInput } from './context.js';
 import { ApiError, type ValidationIssue } from './errors.js';
+import { isUnsafeText, UNSAFE_TEXT_MESSAGE } from './unsafe-text.js';
 
 // ajv-formats ships CJS with `module.exports = formatsPlugin` + `.default`; under NodeNext the
 // default import is the module object, so pick whichever is callable.
@@ -155,6 +157,45 @@ export function findExcessUnknownKeys(schema: unknown, value: unknown, prefix = 
   return unknown > MAX_ISSUES ? issues : null;
 }
 
+function joinPath(prefix: string, segment: string | number): string {
+  if (typeof segment === 'number') return `${prefix}[${segment}]`;
+  return prefix === '' ? boundSegment(segment) : `${prefix}.${boundSegment(segment)}`;
+}
+
+/**
+ * The issue path of the first string (or object key) of `value` that isUnsafeText, else null.
+ * Walks strings, arrays and objects without recursion, so a deeply nested JSON body cannot
+ * overflow the stack; bytes (an upload) are skipped. An unsafe key is reported as `(key)`
+ * under its parent: a path never carries the offending text.
+ */
+export function findUnsafeText(value: unknown, prefix = ''): string | null {
+  const pending: { value: unknown; path: string }[] = [{ value, path: prefix }];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const { value: current, path } = item;
+    if (typeof current === 'string') {
+      if (isUnsafeText(current)) return path === '' ? '(root)' : path;
+    } else if (Array.isArray(current)) {
+      current.forEach((element, index) => pending.push({ value: element, path: joinPath(path, index) }));
+    } else if (current !== null && typeof current === 'object' && !ArrayBuffer.isView(current)) {
+      for (const [key, child] of Object.entries(current)) {
+        if (isUnsafeText(key)) return joinPath(path, '(key)');
+        pending.push({ value: child, path: joinPath(path, key) });
+      }
+    }
+  }
+  return null;
+}
+
+/** Every string of an operation's input, REST or MCP, wherever it would land (path, query, list, body, key). */
+function findUnsafeInput(input: OperationInput): string | null {
+  const list = input.list;
+  return findUnsafeText(input.path)
+    ?? findUnsafeText(input.query)
+    ?? (list ? findUnsafeText({ cursor: list.cursor, sort: list.sort, fields: list.fields, filters: list.filters }) : null)
+    ?? findUnsafeText(input.body)
+    ?? (input.idempotencyKey !== undefined && isUnsafeText(input.idempotencyKey) ? 'Idempotency-Key' : null);
+}
+
 export function assertValid(validate: ValidateFunction, value: unknown, prefix = ''): void {
   if (!validate(value)) throw boundedValidationError(toIssues(validate.errors, prefix));
 }
@@ -195,6 +236,9 @@ export function compileRouteValidator(route: RouteDefinition): ArgumentsValidato
   const bodyRequired = route.requestBody?.required ?? false;
 
   return (input) => {
+    // Before any schema: PostgreSQL fails a query on NUL, so no such text may reach an operation.
+    const unsafe = findUnsafeInput(input);
+    if (unsafe !== null) throw boundedValidationError([{ path: unsafe, message: UNSAFE_TEXT_MESSAGE }]);
     const issues: ValidationIssue[] = [];
     for (const { spec, validate } of params) {
       const raw = spec.in === 'path' ? input.path[spec.name]

@@ -1,10 +1,11 @@
 /**
  * The vocabulary of describing what a destructive call will touch: the target's version (bound
  * into the sealed state) and one sentence for the person who must decide. Record values are
- * data, never markup: `quoteName` flattens them so a crafted name cannot forge the sentence.
+ * data, never markup: `quoteName` flattens them so a crafted name cannot forge or reorder the sentence.
  */
 import type { Kysely } from 'kysely';
 import type { OperationInput } from '../api/context.js';
+import { sanitizeDisplayText } from '../api/display-text.js';
 import type { Database } from '../store/schema.js';
 
 export interface ConfirmationTarget {
@@ -25,12 +26,12 @@ export type DescribeTarget = (request: DescribeRequest) => Promise<ConfirmationT
 const MAX_NAME_LENGTH = 80;
 
 /**
- * `"name"` with control characters and line breaks turned into spaces and double quotes into
- * single ones, cut at 80 characters — a record name cannot close the quote and add a clause.
+ * `"name"` with control and bidi characters and line breaks turned into spaces
+ * (sanitizeDisplayText) and double quotes into single ones, cut at 80 characters — a record
+ * name cannot close the quote, add a clause or reorder the sentence around it.
  */
 export function quoteName(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/"/g, "'").replace(/\s+/g, ' ').trim();
+  const flat = sanitizeDisplayText(value).replace(/"/g, "'").replace(/\s+/g, ' ').trim();
   const cut = flat.length > MAX_NAME_LENGTH ? `${flat.slice(0, MAX_NAME_LENGTH - 1)}…` : flat;
   return `"${cut}"`;
 }

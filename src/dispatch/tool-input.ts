@@ -31,12 +31,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** A filter given as a scalar means `eq`; an object already names its operators. */
+/** A prototype-less copy: keys from the call (`__proto__`, `constructor`) stay plain data. */
+function copyWithoutPrototype<T>(source: Readonly<Record<string, T>>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, source);
+}
+
+/**
+ * A filter given as a scalar means `eq`; an object already names its operators. Built without
+ * prototypes, so every name reaches the list engine's own check (unknown → BAD_REQUEST).
+ */
 function normalizeFilters(value: unknown): Filters {
-  const filters: Filters = {};
+  const filters: Filters = Object.create(null) as Filters;
   if (!isPlainObject(value)) return filters;
   for (const [field, condition] of Object.entries(value)) {
-    filters[field] = isPlainObject(condition) ? (condition as Partial<Record<FilterOperator, unknown>>) : { eq: condition };
+    filters[field] = isPlainObject(condition) ? copyWithoutPrototype(condition) : copyWithoutPrototype({ eq: condition });
   }
   return filters;
 }
@@ -51,7 +59,7 @@ export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<strin
   let workspaceArgument: string | undefined;
   let idempotencyKey: string | undefined;
   for (const [name, value] of Object.entries(args)) {
-    const target = tool.args[name];
+    const target = Object.hasOwn(tool.args, name) ? tool.args[name] : undefined;
     if (target === undefined || value === undefined) continue;
     switch (target.in) {
       case 'workspace':

@@ -2,11 +2,12 @@
  * Turns one /v1 HTTP request into the transport-neutral OperationInput: path params, plain
  * query params, the ListQuery (`limit`, `cursor`, `sort`, `fields=a,b`, filters `x=v` and
  * `x[op]=v`), the body (JSON or multipart) and `Idempotency-Key`. Meaning and validation of
- * the values is the operation service's job; this file only reshapes.
+ * the values is the operation service's job; this file only reshapes — into maps without a
+ * prototype, and only for filter names the list declares (anything else is `BAD_REQUEST`).
  */
 import type Koa from 'koa';
 import type { ListQuery, OperationInput } from '../api/context.js';
-import type { RouteDefinition } from '../runtime/types.js';
+import type { ListSpec, RouteDefinition } from '../runtime/types.js';
 import { ApiError, validationError } from '../api/errors.js';
 import { DEFAULT_LIMIT } from '../api/list.js';
 import { parseMultipartUpload, toUploadInput } from './multipart.js';
@@ -33,26 +34,41 @@ function parseLimit(text: string | undefined): number {
   return Number(text);
 }
 
-function addFilter(filters: Filters, key: string, value: string): void {
+/** Longer unknown names are cut to this many characters in the answer. */
+const MAX_NAME_IN_MESSAGE = 64;
+
+/** Names the parameter only when it has the shape of a filter (so only `a-z 0-9 _ [ ]` is echoed). */
+function unknownParameter(key: string, shaped: boolean): ApiError {
+  if (!shaped) return new ApiError('BAD_REQUEST', 'Unknown query parameter.');
+  const shown = key.length > MAX_NAME_IN_MESSAGE ? `${key.slice(0, MAX_NAME_IN_MESSAGE - 1)}\u2026` : key;
+  return new ApiError('BAD_REQUEST', `Unknown query parameter: ${shown}.`, { parameter: shown });
+}
+
+/**
+ * `filters` and each operator slot are prototype-less: a name like `constructor` must never
+ * resolve to something inherited (it once wrote onto the global `Object`). Only the list's own
+ * filter names get this far; the list engine checks the operators.
+ */
+function addFilter(filters: Filters, spec: ListSpec, key: string, value: string): void {
   const match = FILTER_KEY.exec(key);
-  if (!match) throw new ApiError('BAD_REQUEST', 'Unknown query parameter.');
-  const name = match[1] as string;
-  const operator = match[2] ?? 'eq';
-  const slot = (filters[name] ??= {});
-  if (operator in slot) throw validationError([{ path: key, message: 'must be given once' }]);
+  const name = match?.[1];
+  if (name === undefined || !Object.hasOwn(spec.filters, name)) throw unknownParameter(key, name !== undefined);
+  const operator = match?.[2] ?? 'eq';
+  const slot = filters[name] ?? (filters[name] = Object.create(null) as Record<string, unknown>);
+  if (Object.hasOwn(slot, operator)) throw validationError([{ path: key, message: 'must be given once' }]);
   slot[operator] = operator === 'in' ? value.split(',').map((v) => v.trim()).filter((v) => v !== '') : value;
 }
 
 function buildQuery(ctx: Koa.Context, route: RouteDefinition): { query: Record<string, unknown>; list?: ListQuery } {
   const plainNames = new Set(route.parameters.filter((p) => p.in === 'query').map((p) => p.name));
-  const query: Record<string, unknown> = {};
-  const filters: Filters = {};
+  const query: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const filters: Filters = Object.create(null) as Filters;
   for (const [key, raw] of Object.entries(ctx.query)) {
     if (TRANSPORT_QUERY.has(key) || (route.list && LIST_QUERY.has(key))) continue;
     const value = readSingle(key, raw);
     if (value === undefined) continue;
     if (plainNames.has(key)) query[key] = value;
-    else if (route.list) addFilter(filters, key, value);
+    else if (route.list) addFilter(filters, route.list, key, value);
     // Non-list routes ignore query parameters they do not declare (e.g. cache busters).
   }
   if (!route.list) return { query };

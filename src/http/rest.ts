@@ -15,6 +15,7 @@ import type { Limits } from './limits.js';
 import { hasRequestBody } from './rest-body.js';
 import { buildOperationInput } from './rest-input.js';
 import { renderOutput, renderRestErrors } from './rest-render.js';
+import { refuseUnsafeWorkspaceHint } from './unsafe-workspace.js';
 
 export interface RestRouterDeps {
   readonly operations: OperationService;
@@ -67,7 +68,7 @@ export function createRestRouter({ operations, routes, auth, limits }: RestRoute
   };
   for (const route of routes) {
     const method = route.operation.method.toLowerCase() as Method;
-    router[method](route.koaPath, renderRestErrors, bearer, limitProtocol, createRouteHandler(operations, route));
+    router[method](route.koaPath, renderRestErrors, refuseUnsafeWorkspaceHint, bearer, limitProtocol, createRouteHandler(operations, route));
   }
   return router;
 }

@@ -2,10 +2,12 @@
  * Checking and quoting `prompts/get` arguments. Every value is a string checked against its
  * kind (month, week, period, days, workspace, free text); the workspace is resolved among the
  * caller's own workspaces. Values enter prompt text only through `quoteValue()`, as JSON string
- * literals, so a value can never open a new message, line or instruction of its own.
+ * literals without control or bidi characters (sanitizeDisplayText), so a value can never open
+ * a new message, line or instruction of its own, nor reorder the text around it.
  */
 import type { Kysely } from 'kysely';
 import type { Caller } from '../api/context.js';
+import { sanitizeDisplayText } from '../api/display-text.js';
 import { findReachableWorkspace, listReachableWorkspaces } from '../auth/authorize.js';
 import { INVALID_PARAMS, JsonRpcError } from '../mcp/json-rpc.js';
 import type { Database } from '../store/schema.js';
@@ -36,7 +38,7 @@ const MAX_VALUE_LENGTH = 200;
 
 /** A value as data inside prompt text: a JSON string literal (quotes, escapes, no raw newlines). */
 export function quoteValue(value: string): string {
-  return JSON.stringify(value);
+  return JSON.stringify(sanitizeDisplayText(value));
 }
 
 function createInvalidParams(message: string): JsonRpcError {

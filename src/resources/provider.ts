@@ -6,6 +6,7 @@
  * to the mcp layer.
  */
 import type { Caller } from '../api/context.js';
+import { sanitizeDisplayText } from '../api/display-text.js';
 import type { MethodContext, ResourceProvider } from '../mcp/methods/index.js';
 import { knowsTitles, type Era } from '../mcp/versions.js';
 import type { ResourceTemplateDefinition } from '../runtime/types.js';
@@ -16,9 +17,9 @@ import { matchTemplate, parseResourceUri, readTemplateResource, type TemplateMat
 
 type Contents = readonly Record<string, unknown>[];
 
-/** `title` exists since 2025-06-18; 2025-03-26 gets the object without it. */
+/** `title` exists since 2025-06-18; 2025-03-26 gets the object without it. Titles are shown to people: sanitized. */
 export function addEraTitle(era: Era, base: Record<string, unknown>, title: string): Record<string, unknown> {
-  return knowsTitles(era) ? { ...base, title } : base;
+  return knowsTitles(era) ? { ...base, title: sanitizeDisplayText(title) } : base;
 }
 
 export function canSeeFixed(deps: FinanceFeatureDeps, caller: Caller, resource: FixedResource): boolean {

@@ -92,6 +92,9 @@ describe('formatCents()', () => {
     { given: -5, want: '-0.05' },
     { given: -123456, want: '-1234.56' },
     { given: '250', want: '2.50' },
+    // PostgreSQL sums as text, past Number.MAX_SAFE_INTEGER cents (legacy balances): exact, never a throw.
+    { given: '9199999999999908', want: '91999999999999.08' },
+    { given: '-123456789012345678901', want: '-1234567890123456789.01' },
   ];
   for (const { given, want } of table) {
     it(`formats ${given} as ${want}`, () => expect(formatCents(given)).to.equal(want));
@@ -99,5 +102,11 @@ describe('formatCents()', () => {
 
   it('refuses fractional cents (a programming error)', () => {
     expect(() => formatCents(1.5)).to.throw();
+    expect(() => formatCents('12.5')).to.throw();
+  });
+
+  it('formats bigint cents exactly, and refuses a number that already lost precision', () => {
+    expect(formatCents(9_199_999_999_999_908n)).to.equal('91999999999999.08');
+    expect(() => formatCents(9_199_999_999_999_908)).to.throw();
   });
 });

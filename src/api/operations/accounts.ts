@@ -1,10 +1,10 @@
 /**
  * accounts.*: the bank/cash accounts money is settled against. `get` adds the signed balance
- * (credits − debits of its transactions, in SQL integer cents); delete with transactions →
- * CONFLICT. Transactions themselves belong to the money helper's modules.
+ * (credits − debits of its transactions, exact: rules/account-balance.ts, which also bounds
+ * it at write time); delete with transactions → CONFLICT. Transactions themselves belong to the money helper's modules.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { AccountsTable } from '../../store/schema.js';
 import type { ListSpec } from '../../runtime/types.js';
 import type { OperationContext, OperationHandler } from '../context.js';
@@ -12,6 +12,7 @@ import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { formatCents } from '../money.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+import { computeAccountBalance } from '../rules/account-balance.js';
 import {
   auditJson, boolColumn, findInWorkspace, lockRow, readBody, requireWorkspace, toBool, translateConstraintError,
 } from '../records.js';
@@ -50,15 +51,6 @@ const LIST: ListDefinition<'accounts'> = {
   },
   toJson: (rows) => rows.map(toAccountJson),
 };
-
-/** Signed balance in cents: credits add, debits subtract (never float arithmetic). */
-export async function computeAccountBalance(ctx: OperationContext, accountId: string): Promise<number> {
-  const row = await ctx.db.selectFrom('transactions')
-    .select(sql<number | string>`coalesce(sum(case when type = 'credit' then amount_cents else -amount_cents end), 0)`.as('balance'))
-    .where('workspace_id', '=', requireWorkspace(ctx)).where('financial_account_id', '=', accountId)
-    .executeTakeFirst();
-  return Number(row?.balance ?? 0);
-}
 
 function readText(value: unknown): string | null {
   return value === null || value === undefined ? null : String(value);

@@ -14,6 +14,7 @@ import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { formatCents, parseMoneyInput } from '../money.js';
 import { auditJson, findInWorkspace, lockRow, readBody, requireWorkspace } from '../records.js';
+import { assertBalancesWithinBound } from './account-balance.js';
 import { deleteAllocations, loadAllocations, planAllocationUpdate, prepareAllocations, replaceAllocations } from './allocations.js';
 import { deleteAttachmentLinks } from './attachment-links.js';
 import { readOptionalReference, requireAccountReference, requireCategoryReference, requirePersonReference } from './references.js';
@@ -98,6 +99,7 @@ const createTransaction: OperationHandler = async (ctx, input) => {
     occurred_at: String(body['occurred_at']), description: body['description'] === undefined || body['description'] === null ? null : String(body['description']),
     category_id: categoryId ?? null, person_id: personId ?? null, source: 'manual', source_id: null, ...insertAudit(ctx),
   }).execute();
+  await assertBalancesWithinBound(ctx, [body['financial_account_id'] as string]);
   await replaceAllocations(ctx, 'transaction', id, shares);
   await recordActivity(ctx, { operation: 'transactions.create', resource: 'transactions', recordId: id });
   return { status: 201, body: await readTransactionJson(ctx, id) };
@@ -137,6 +139,8 @@ const updateTransaction: OperationHandler = async (ctx, input) => {
   });
   await ctx.db.updateTable('transactions').set({ ...changes, ...updateAudit(ctx) })
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
+  // A new amount or type changes the account's balance; a move changes both accounts'.
+  await assertBalancesWithinBound(ctx, [current.financial_account_id, changes.financial_account_id ?? current.financial_account_id]);
   if (shares) await replaceAllocations(ctx, 'transaction', current.id, shares);
   await recordActivity(ctx, { operation: 'transactions.update', resource: 'transactions', recordId: current.id });
   return { status: 200, body: await readTransactionJson(ctx, current.id) };
@@ -153,6 +157,8 @@ const deleteTransaction: OperationHandler = async (ctx, input) => {
   await deleteAllocations(ctx, 'transaction', current.id);
   await deleteAttachmentLinks(ctx, 'transaction', current.id);
   await ctx.db.deleteFrom('transactions').where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).where('source', '=', 'manual').execute();
+  // Removing a debit raises the balance (and a credit lowers it): the bound holds both ways.
+  await assertBalancesWithinBound(ctx, [current.financial_account_id]);
   await recordActivity(ctx, { operation: 'transactions.delete', resource: 'transactions', recordId: current.id });
   return { status: 204 };
 };

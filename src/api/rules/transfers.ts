@@ -12,6 +12,7 @@ import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity } from '../audit.js';
 import { formatCents, parseMoneyInput } from '../money.js';
 import { auditJson, findInWorkspace, readBody, requireWorkspace } from '../records.js';
+import { assertBalancesWithinBound } from './account-balance.js';
 import { requireAccountReference } from './references.js';
 
 const LABEL = 'Transfer';
@@ -46,6 +47,7 @@ const createTransfer: OperationHandler = async (ctx, input) => {
     { ...leg, id: row.credit_transaction_id, financial_account_id: to.id, type: 'credit' },
   ]).execute();
   await ctx.db.insertInto('transfers').values(row).execute();
+  await assertBalancesWithinBound(ctx, [from.id, to.id]);
   await recordActivity(ctx, { operation: 'transfers.create', resource: 'transfers', recordId: row.id });
   return { status: 201, body: toTransferJson(row) };
 };
