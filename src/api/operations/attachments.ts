@@ -209,8 +209,10 @@ async function touchAttachment(ctx: OperationContext, id: string): Promise<Attac
 
 const link: OperationHandler = async (ctx, input) => {
   const workspaceId = requireWorkspace(ctx);
-  // FOR SHARE (PostgreSQL) before reading it: a concurrent delete either sees this link or wins first.
-  if (typeof input.path['id'] === 'string') await lockRow(ctx, 'attachments', input.path['id'], 'share');
+  // FOR UPDATE (PostgreSQL) before reading it: a concurrent delete either sees this link or wins first,
+  // and links/unlinks of one attachment run one after the other (a shared lock here deadlocked two
+  // links, each waiting to update the attachment the other held).
+  if (typeof input.path['id'] === 'string') await lockRow(ctx, 'attachments', input.path['id'], 'update');
   const attachment = await findAttachment(ctx, input.path['id']);
   const body = (typeof input.body === 'object' && input.body !== null ? input.body : {}) as Record<string, unknown>;
   const parentType = readParentType(body['parent_type'], 'parent_type');
@@ -230,15 +232,19 @@ const link: OperationHandler = async (ctx, input) => {
 };
 
 const unlink: OperationHandler = async (ctx, input) => {
+  // Locked like link, so two unlinks of one link cannot both succeed.
+  if (typeof input.path['id'] === 'string') await lockRow(ctx, 'attachments', input.path['id'], 'update');
   const attachment = await findAttachment(ctx, input.path['id']);
   const parentType = input.path['parent_type'];
   const parentId = input.path['parent_id'];
   if (!(PARENT_TYPES as readonly unknown[]).includes(parentType) || typeof parentId !== 'string') throw notFound('Link');
   const existing = await findLink(ctx, attachment.id, parentType as ParentType, parentId);
   if (!existing) throw notFound('Link');
-  await ctx.db.deleteFrom('attachment_links')
+  const removed = await ctx.db.deleteFrom('attachment_links')
     .where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', existing.id)
-    .execute();
+    .executeTakeFirst();
+  // Gone meanwhile with its parent (a title or transaction delete removes its links).
+  if (Number(removed.numDeletedRows) === 0) throw notFound('Link');
   await touchAttachment(ctx, attachment.id);
   await recordActivity(ctx, { operation: 'attachments.unlink', resource: 'attachments', recordId: attachment.id });
   return { status: 204 };
@@ -249,7 +255,7 @@ const unlink: OperationHandler = async (ctx, input) => {
 const remove: OperationHandler = async (ctx, input) => {
   const workspaceId = requireWorkspace(ctx);
   const attachment = await findAttachment(ctx, input.path['id']);
-  // Links being written hold the attachment FOR SHARE until they commit.
+  // Links being written hold the attachment FOR UPDATE until they commit.
   await lockRow(ctx, 'attachments', attachment.id, 'update');
   const linked = await ctx.db.selectFrom('attachment_links').select('id')
     .where('workspace_id', '=', workspaceId).where('attachment_id', '=', attachment.id)

@@ -1,28 +1,48 @@
 /**
  * Settle, reopen and cancel of payables/receivables (DOMAIN.md "Settle", "Reopen", "Cancel").
- * Each status change is a conditional UPDATE on the expected status, checked before any money
- * row is written, so among concurrent calls exactly one wins on SQLite and PostgreSQL alike
- * (PostgreSQL re-evaluates the WHERE after the winner commits). All inside ctx.db's transaction.
+ * Every state-changing title operation (these and titles.ts's update/delete) starts with
+ * findTitleForUpdate: on PostgreSQL the title row is locked before it is read, so concurrent
+ * changes to one title run one after the other and each decides on what the previous one
+ * committed (never on a value read before it — a reopen deleting a settlement it had read
+ * while another reopen + settle replaced it left that new settlement orphaned). The status
+ * change itself stays a conditional UPDATE on what was read, checked before any money row is
+ * written. SQLite serialises write transactions. All inside ctx.db's transaction.
  */
 import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { TitlesTable } from '../../store/schema.js';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
-import { parseMoneyInputAllowZero } from '../money.js';
-import { readBody, requireWorkspace } from '../records.js';
+import { MAX_BALANCE_CENTS, parseMoneyInputAllowZero } from '../money.js';
+import { lockRow, readBody, requireWorkspace } from '../records.js';
+import { assertBalancesWithinBound } from './account-balance.js';
 import { deleteAllocations } from './allocations.js';
 import { deleteAttachmentLinks } from './attachment-links.js';
 import { requireAccountReference } from './references.js';
 import { findTitle, readTitleJson, type TitleVocabulary } from './title-records.js';
 
-/** Removes a settlement transaction and what hangs off it (its split and attachment links). */
+/** The title, read after its row is locked FOR UPDATE (PostgreSQL) until the operation's transaction ends. */
+export async function findTitleForUpdate(ctx: OperationContext, v: TitleVocabulary, id: string | undefined): Promise<Selectable<TitlesTable>> {
+  await lockRow(ctx, 'titles', id ?? '', 'update');
+  return findTitle(ctx, v, id);
+}
+
+/**
+ * Removes a settlement transaction and what hangs off it (its split and attachment links). The
+ * row is locked first: a link being written holds it FOR SHARE, so it either commits before and
+ * is removed here, or waits and then finds the transaction gone.
+ */
 export async function deleteSettlementTransaction(ctx: OperationContext, transactionId: string | null): Promise<void> {
   if (!transactionId) return;
+  await lockRow(ctx, 'transactions', transactionId, 'update');
   await deleteAllocations(ctx, 'transaction', transactionId);
   await deleteAttachmentLinks(ctx, 'transaction', transactionId);
-  await ctx.db.deleteFrom('transactions')
+  const removed = await ctx.db.deleteFrom('transactions')
     .where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', transactionId).where('source', '=', 'settlement')
-    .execute();
+    .returning('financial_account_id').executeTakeFirst();
+  // Removing a credit (or debit) moves the balance too: it must stay renderable.
+  if (removed) await assertBalancesWithinBound(ctx, [removed.financial_account_id]);
 }
 
 function readOptionalCents(value: unknown, path: string): number {
@@ -32,7 +52,7 @@ function readOptionalCents(value: unknown, path: string): number {
 function buildSettle(v: TitleVocabulary): OperationHandler {
   const notPending = `Only a pending ${v.label.toLowerCase()} can be settled.`;
   return async (ctx, input) => {
-    const title = await findTitle(ctx, v, input.path['id']);
+    const title = await findTitleForUpdate(ctx, v, input.path['id']);
     if (title.status !== 'pending') throw new ApiError('UNPROCESSABLE_ENTITY', notPending);
     const body = readBody(input.body);
     if (typeof body['payment_date'] !== 'string') {
@@ -47,6 +67,8 @@ function buildSettle(v: TitleVocabulary): OperationHandler {
     const discount = readOptionalCents(body['discount_amount'], 'discount_amount');
     const paid = Number(title.amount_cents) + interest - discount;
     if (paid <= 0) throw new ApiError('UNPROCESSABLE_ENTITY', 'The discount must be smaller than the amount plus interest.');
+    // The paid amount is rendered as Money (12 integer digits), like every amount the API stores.
+    if (BigInt(paid) > MAX_BALANCE_CENTS) throw validationError([{ path: 'interest_amount', message: 'makes the paid amount exceed 999999999999.99' }]);
 
     const transactionId = randomUUID();
     const claimed = await ctx.db.updateTable('titles').set({
@@ -61,6 +83,7 @@ function buildSettle(v: TitleVocabulary): OperationHandler {
       amount_cents: paid, occurred_at: body['payment_date'], description: title.description, category_id: title.category_id,
       person_id: title.person_id, source: 'settlement', source_id: title.id, ...insertAudit(ctx),
     }).execute();
+    await assertBalancesWithinBound(ctx, [accountId as string]);
     await recordActivity(ctx, { operation: `${v.resource}.settle`, resource: v.resource, recordId: title.id });
     return { status: 200, body: await readTitleJson(ctx, v, title.id) };
   };
@@ -69,12 +92,14 @@ function buildSettle(v: TitleVocabulary): OperationHandler {
 function buildReopen(v: TitleVocabulary): OperationHandler {
   const notSettled = `Only a ${v.settledStatus} ${v.label.toLowerCase()} can be reopened.`;
   return async (ctx, input) => {
-    const title = await findTitle(ctx, v, input.path['id']);
-    if (title.status !== v.settledStatus) throw new ApiError('UNPROCESSABLE_ENTITY', notSettled);
+    const title = await findTitleForUpdate(ctx, v, input.path['id']);
+    if (title.status !== v.settledStatus || title.transaction_id === null) throw new ApiError('UNPROCESSABLE_ENTITY', notSettled);
+    // Conditional on the settlement read above too: only the transaction this call cleared is deleted.
     const reopened = await ctx.db.updateTable('titles').set({
       status: 'pending', payment_date: null, paid_amount_cents: null, interest_cents: null, discount_cents: null,
       transaction_id: null, ...updateAudit(ctx),
-    }).where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', v.settledStatus).executeTakeFirst();
+    }).where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', v.settledStatus)
+      .where('transaction_id', '=', title.transaction_id).executeTakeFirst();
     if (Number(reopened.numUpdatedRows) === 0) throw new ApiError('UNPROCESSABLE_ENTITY', notSettled);
     await deleteSettlementTransaction(ctx, title.transaction_id);
     await recordActivity(ctx, { operation: `${v.resource}.reopen`, resource: v.resource, recordId: title.id });
@@ -85,7 +110,7 @@ function buildReopen(v: TitleVocabulary): OperationHandler {
 function buildCancel(v: TitleVocabulary): OperationHandler {
   const notPending = `Only a pending ${v.label.toLowerCase()} can be cancelled.`;
   return async (ctx, input) => {
-    const title = await findTitle(ctx, v, input.path['id']);
+    const title = await findTitleForUpdate(ctx, v, input.path['id']);
     const cancelled = await ctx.db.updateTable('titles').set({ status: 'cancelled', ...updateAudit(ctx) })
       .where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', 'pending').executeTakeFirst();
     if (Number(cancelled.numUpdatedRows) === 0) throw new ApiError('UNPROCESSABLE_ENTITY', notPending);

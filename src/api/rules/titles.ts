@@ -12,11 +12,11 @@ import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { listRecords, readListSpec } from '../list.js';
 import { parseMoneyInput } from '../money.js';
-import { isUuid, lockRow, readBody, requireWorkspace } from '../records.js';
+import { isUuid, readBody, requireWorkspace } from '../records.js';
 import { deleteAllocations, planAllocationUpdate, prepareAllocations, replaceAllocations } from './allocations.js';
 import { deleteAttachmentLinks } from './attachment-links.js';
 import { requireAccountReference, requireCategoryReference, requirePersonReference, readOptionalReference } from './references.js';
-import { buildSettlementHandlers, deleteSettlementTransaction } from './settlement.js';
+import { buildSettlementHandlers, deleteSettlementTransaction, findTitleForUpdate } from './settlement.js';
 import {
   buildTitleListDefinition, buildTitleListSpec, findTitle, readTitleJson, type TitleKind, type TitleVocabulary, PAYABLES, RECEIVABLES,
 } from './title-records.js';
@@ -87,7 +87,8 @@ const NOT_EDITABLE = 'Only a pending title can be edited; reopen it first.';
 
 function buildUpdate(vocabulary: TitleVocabulary): OperationHandler {
   return async (ctx, input) => {
-    const current = await findTitle(ctx, vocabulary, input.path['id']);
+    // Locked before it is read: a settlement racing this edit pays the amount the title ends with.
+    const current = await findTitleForUpdate(ctx, vocabulary, input.path['id']);
     if (current.status !== 'pending') throw new ApiError('UNPROCESSABLE_ENTITY', NOT_EDITABLE);
     const body = readBody(input.body);
     const changes = await readTitleChanges(ctx, vocabulary, body);
@@ -109,9 +110,9 @@ function buildUpdate(vocabulary: TitleVocabulary): OperationHandler {
 
 function buildDelete(vocabulary: TitleVocabulary): OperationHandler {
   return async (ctx, input) => {
-    const current = await findTitle(ctx, vocabulary, input.path['id']);
-    // PostgreSQL: hold the row so a concurrent attachment link (FOR SHARE) cannot outlive it.
-    await lockRow(ctx, 'titles', current.id, 'update');
+    // Locked before it is read (PostgreSQL): a settlement committed meanwhile is seen and removed with
+    // the title, and a concurrent attachment link (FOR SHARE) cannot outlive it.
+    const current = await findTitleForUpdate(ctx, vocabulary, input.path['id']);
     await deleteSettlementTransaction(ctx, current.transaction_id);
     await deleteAllocations(ctx, vocabulary.kind, current.id);
     await deleteAttachmentLinks(ctx, vocabulary.kind, current.id);
