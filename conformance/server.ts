@@ -107,7 +107,7 @@ export async function startServerUnderTest(root: string): Promise<ServerUnderTes
       const store = await openDatabase(config);
       try {
         const key = await loadAccountKey(config.dataDir);
-        return await createMinter(store.db, key, config.publicUrl, buildAudiences(config.publicUrl)).mintToken(options);
+        return await createMinter(store.db, key, config.publicUrl, buildAudiences(config.publicUrl), config.tokenMaxLifetimeSeconds).mintToken(options);
       } finally {
         await store.close();
       }

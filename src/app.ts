@@ -5,7 +5,7 @@
  */
 import Koa from 'koa';
 import type { Services } from './bootstrap.js';
-import { requestObservability } from './http/observability.js';
+import { createAppErrorListener, requestObservability } from './http/observability.js';
 import { createHealthRouter } from './http/health.js';
 import { createRestRouter } from './http/rest.js';
 import { renderRestFallbacks } from './http/rest-fallback.js';
@@ -19,6 +19,7 @@ export function createApp(services: Services): Koa {
   // Behind one trusted proxy only its own (rightmost) X-Forwarded-For entry is believed: the
   // entries to its left are whatever the client sent, and would let it choose its address.
   app.maxIpsCount = 1;
+  app.on('error', createAppErrorListener(services.logger));
   app.use(requestObservability({ logger: services.logger, metrics: services.metrics }));
   const health = createHealthRouter(services);
   app.use(health.routes()).use(health.allowedMethods());

@@ -50,6 +50,14 @@ export function canReach(caller: Caller, op: OperationRef): boolean {
 }
 
 /**
+ * The one answer for a named workspace the caller cannot use — nonexistent, malformed, of another
+ * organization or not granted alike — so an answer never tells which (ids cannot be probed).
+ */
+export function workspaceAccessDenied(workspaceId: string): ApiError {
+  return new ApiError('workspace_access_denied', 'The workspace does not exist or is not reachable by this person.', { workspace_id: workspaceId });
+}
+
+/**
  * Resolves the workspace of a call (SECURITY.md §3): argument → connection default → the only
  * workspace the person reaches → `workspace_required` with the choices. A named workspace must
  * exist, belong to the caller's organization and be granted, else `workspace_access_denied`.
@@ -61,9 +69,7 @@ export async function resolveWorkspace(db: Kysely<Database>, caller: Caller, hin
   if (named !== undefined && named !== '') {
     // `workspaceIds` already holds only existing workspaces of the caller's organization
     // (loadCaller joins them this request), so membership of the list is the whole check.
-    if (!granted.includes(named)) {
-      throw new ApiError('workspace_access_denied', 'The workspace does not exist or is not reachable by this person.', { workspace_id: named });
-    }
+    if (!granted.includes(named)) throw workspaceAccessDenied(named);
     return named;
   }
   const reachable = await listReachableWorkspaces(db, caller);

@@ -2,7 +2,7 @@
  * The `bearer(audience, limits)` Koa middleware in front of `/v1` and `/mcp` (PROTOCOL.md §7):
  * refuses tokens in the query string, authenticates, throttles addresses that keep failing
  * (failed attempts only: a valid token is never throttled here), loads the caller and the
- * connection's default workspace (another organization's → 403).
+ * connection's default workspace (not one of the token's organization → 403).
  * Rendering the HttpErrors it throws is each surface's job.
  */
 import type Koa from 'koa';
@@ -10,8 +10,10 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Caller, Channel } from '../api/context.js';
 import { HttpError } from '../http/errors.js';
+import { isUuid } from '../api/records.js';
 import type { Audience, Authenticator, Identity } from './types.js';
 import { buildAuthError, type ChallengeUrls } from './challenge.js';
+import { workspaceAccessDenied } from './authorize.js';
 
 /** What `bearer` needs of the limits module (a structural subset of `Limits`). */
 export interface AuthLimits {
@@ -23,7 +25,7 @@ export interface AuthLimits {
 export interface AuthState {
   identity: Identity;
   caller: Caller;
-  /** `X-Workspace-Id` header or `?workspace_id=`; verified later by resolveWorkspace. */
+  /** `X-Workspace-Id` header or `?workspace_id=`: a workspace of the organization; whether granted, resolveWorkspace checks. */
   connectionWorkspaceId: string | undefined;
 }
 
@@ -43,12 +45,27 @@ export function readConnectionWorkspace(ctx: Koa.Context): string | undefined {
   return readFirst(ctx.get('x-workspace-id') || undefined) ?? readFirst(ctx.query.workspace_id);
 }
 
-/** A default workspace of another organization is refused before any JSON-RPC (SECURITY.md §3). */
-async function assertWorkspaceInOrganization(db: Kysely<Database>, workspaceId: string, organizationId: string): Promise<void> {
-  const row = await db.selectFrom('workspaces').select('organization_id').where('id', '=', workspaceId).executeTakeFirst();
-  if (row !== undefined && row.organization_id !== organizationId) {
-    throw new HttpError(403, 'The default workspace belongs to another organization.', {}, 'workspace_other_organization');
+/** Workspace ids are lower-case UUIDs; anything else names no workspace and never reaches the database. */
+function isWorkspaceId(value: string): boolean {
+  return isUuid(value) && value === value.toLowerCase();
+}
+
+/**
+ * A connection default that is not a workspace of the token's organization is refused here, before
+ * any JSON-RPC or operation. Malformed, nonexistent and other organizations' ids get one and the
+ * same answer (status, body, headers), so the ids of other organizations cannot be probed. At /v1
+ * the body is the `workspace_access_denied` envelope that a workspace of the organization not
+ * granted to the person gets from `resolveWorkspace` later; at /mcp the surface renders the
+ * message as its JSON-RPC rejection.
+ */
+async function assertWorkspaceInOrganization(db: Kysely<Database>, workspaceId: string, organizationId: string, audience: Audience): Promise<void> {
+  if (isWorkspaceId(workspaceId)) {
+    const row = await db.selectFrom('workspaces').select('id')
+      .where('id', '=', workspaceId).where('organization_id', '=', organizationId).executeTakeFirst();
+    if (row !== undefined) return;
   }
+  const denied = workspaceAccessDenied(workspaceId);
+  throw new HttpError(403, denied.message, {}, 'workspace_not_in_organization', audience === 'api' ? denied.toEnvelope() : undefined);
 }
 
 async function authenticateRequest(deps: BearerDeps, ctx: Koa.Context, audience: Audience): Promise<Identity> {
@@ -60,9 +77,9 @@ async function authenticateRequest(deps: BearerDeps, ctx: Koa.Context, audience:
  * A failed authentication from an address that already failed too often is answered 429 +
  * Retry-After instead of its 401/400; either way the attempt is counted. Only failures are ever
  * throttled: the token is verified first, so a valid token always passes, however many bad
- * attempts share its address (e.g. every client behind one load balancer).
+ * attempts share its address (e.g. every client behind one load balancer). `/metrics` shares it.
  */
-async function throttleFailure(limits: AuthLimits, address: string): Promise<void> {
+export async function throttleFailure(limits: AuthLimits, address: string): Promise<void> {
   let overLimit: unknown = null;
   try {
     await limits.assertAuthAllowed(address);
@@ -86,7 +103,7 @@ export function createBearer(deps: BearerDeps, audience: Audience, limits: AuthL
     }
     const connectionWorkspaceId = readConnectionWorkspace(ctx);
     if (connectionWorkspaceId !== undefined) {
-      await assertWorkspaceInOrganization(deps.db, connectionWorkspaceId, identity.organizationId);
+      await assertWorkspaceInOrganization(deps.db, connectionWorkspaceId, identity.organizationId, audience);
     }
     const state = ctx.state as AuthState;
     state.identity = identity;

@@ -11,7 +11,7 @@ import { READ_SCOPES } from './scopes.js';
 export type TokenFailureReason =
   | 'missing' | 'malformed' | 'too_large' | 'alg_not_allowed' | 'bad_signature' | 'expired' | 'not_yet_valid'
   | 'wrong_issuer' | 'wrong_audience' | 'unknown_kid' | 'invalid_claims' | 'revoked' | 'subject_deleted'
-  | 'token_in_query';
+  | 'token_in_query' | 'issued_in_future' | 'lifetime_too_long' | 'ambiguous_audience';
 
 export interface ChallengeUrls {
   /** `resource_metadata` per audience (RFC 9728 §5.1). */
@@ -40,6 +40,9 @@ const MESSAGES: Record<TokenFailureReason, string> = {
   revoked: 'The token has been revoked.',
   subject_deleted: 'The token subject no longer exists.',
   token_in_query: 'Tokens in the query string are not accepted; use the Authorization header.',
+  issued_in_future: 'The token is issued in the future.',
+  lifetime_too_long: 'The token lives longer than accepted.',
+  ambiguous_audience: 'The token names more than one resource.',
 };
 
 export function buildAuthError(urls: ChallengeUrls, audience: Audience, reason: TokenFailureReason): HttpError {

@@ -13,8 +13,8 @@ import type { Database } from '../store/schema.js';
 import type { Caller, Channel } from '../api/context.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Audience, Authenticator, Identity } from './types.js';
-import { buildJwks, loadAccountKey } from './account-key.js';
-import { createLocalKeySource, createRemoteKeySource, type KeyResolver } from './key-source.js';
+import { openEmbeddedAccountKeys } from './account-key.js';
+import { createRemoteKeySource, type KeyResolver } from './key-source.js';
 import { createAuthenticator } from './verify.js';
 import { createRevocationList, type RevocationList } from './revocation.js';
 import { createBearer, type AuthLimits } from './bearer.js';
@@ -49,6 +49,8 @@ export interface AuthModule {
 export interface AuthOptions {
   readonly jwksCooldownMs?: number;
   readonly jwksMaxAgeMs?: number;
+  /** Replicas of the embedded Account: minimum interval between key re-reads on an unknown `kid`. */
+  readonly accountKeysReloadCooldownMs?: number;
   readonly revocationTtlMs?: number;
 }
 
@@ -56,9 +58,15 @@ export async function createAuth(config: Config, db: Kysely<Database>, logger: L
   const embedded = config.accountIssuer === null || config.accountJwksUrl === null;
   const issuer = embedded ? config.publicUrl : (config.accountIssuer as string);
   const audiences = buildAudiences(config.publicUrl);
-  const accountKey = embedded ? await loadAccountKey(config.dataDir) : null;
-  const keys: KeyResolver = accountKey
-    ? createLocalKeySource(buildJwks(accountKey))
+  const account = embedded
+    ? await openEmbeddedAccountKeys(config, db, {
+      ...(options.accountKeysReloadCooldownMs !== undefined ? { reloadCooldownMs: options.accountKeysReloadCooldownMs } : {}),
+      onReloadError: () => logger.warn({ event: 'account_keys_reload_failed' }, 'embedded Account keys could not be re-read from the database'),
+    })
+    : null;
+  const accountKey = account?.signingKey ?? null;
+  const keys: KeyResolver = account
+    ? account.keys
     : createRemoteKeySource({
       url: config.accountJwksUrl as string,
       ...(options.jwksCooldownMs !== undefined ? { cooldownMs: options.jwksCooldownMs } : {}),
@@ -73,14 +81,14 @@ export async function createAuth(config: Config, db: Kysely<Database>, logger: L
   };
   const revocation = createRevocationList(db, options.revocationTtlMs);
   const authenticator = createAuthenticator({
-    db, issuer, audiences, keys, revocation, challenge,
+    db, issuer, audiences, keys, revocation, challenge, maxLifetimeSeconds: config.tokenMaxLifetimeSeconds,
     onFailure: (reason) => metrics.tokenVerificationFailures.inc({ reason }),
   });
   const load = (identity: Identity, channel: Channel) => loadCaller(db, identity, channel);
-  const minter = accountKey ? createMinter(db, accountKey, issuer, audiences) : null;
+  const minter = accountKey ? createMinter(db, accountKey, issuer, audiences, config.tokenMaxLifetimeSeconds) : null;
   return {
     authenticator,
-    wellKnownRouter: createWellKnownRouter({ publicUrl: config.publicUrl, issuer, embeddedJwks: accountKey ? buildJwks(accountKey) : null }),
+    wellKnownRouter: createWellKnownRouter({ publicUrl: config.publicUrl, issuer, embeddedJwks: account ? account.jwks : null }),
     bearer: (audience, limits) => createBearer({ db, authenticator, challenge, loadCaller: load }, audience, limits),
     loadCaller: load,
     ...(minter ? { mintToken: (opts: MintTokenOptions) => minter.mintToken(opts) } : {}),

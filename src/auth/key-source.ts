@@ -1,8 +1,8 @@
 /**
- * Where verification keys come from: the embedded Account's own JWKS, or the external
- * Account's JWKS URL behind a small cache (refetched when stale or on an unknown `kid`, at most
- * once per cooldown, so a flood of bad `kid`s cannot hammer the Account). Claim checks are
- * `verify.ts`'s job.
+ * Where verification keys come from: the embedded Account's own JWKS (fixed, or read from the
+ * database its replicas share), or the external Account's JWKS URL — the last two behind a small
+ * cache (reloaded when stale or on an unknown `kid`, at most once per cooldown, so a flood of bad
+ * `kid`s cannot hammer the Account or the database). Claim checks are `verify.ts`'s job.
  */
 import { createLocalJWKSet, errors, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
 
@@ -17,15 +17,28 @@ export class AccountUnavailableError extends Error {
   }
 }
 
-export interface RemoteKeySourceOptions {
-  readonly url: string;
-  /** Minimum interval between two fetches triggered by an unknown `kid` or a failure. */
+export interface CachedKeySourceOptions {
+  /** Reads the current key set; a rejection keeps the cached keys (and counts as an error). */
+  readonly load: () => Promise<JSONWebKeySet>;
+  /** A set already read (at start-up), so the first request does not wait for a load. */
+  readonly initial?: JSONWebKeySet;
+  /** Minimum interval between two loads triggered by an unknown `kid` or a failure. */
   readonly cooldownMs?: number;
   /** Age after which the cached set is refreshed (a failed refresh keeps the old keys). */
   readonly maxAgeMs?: number;
-  readonly timeoutMs?: number;
   readonly now?: () => number;
   readonly onFetch?: (result: 'ok' | 'error') => void;
+}
+
+export interface RemoteKeySourceOptions extends Omit<CachedKeySourceOptions, 'load' | 'initial'> {
+  readonly url: string;
+  readonly timeoutMs?: number;
+}
+
+export interface CachedKeySource {
+  readonly resolve: KeyResolver;
+  /** The cached set (reloaded first when stale); null while no load has succeeded. */
+  keySet(): Promise<JSONWebKeySet | null>;
 }
 
 export function createLocalKeySource(jwks: JSONWebKeySet): KeyResolver {
@@ -45,14 +58,18 @@ async function fetchKeySet(url: string, timeoutMs: number): Promise<JSONWebKeySe
 }
 
 export function createRemoteKeySource(options: RemoteKeySourceOptions): KeyResolver {
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  return createCachedKeySource({ ...options, load: () => fetchKeySet(options.url, timeoutMs) }).resolve;
+}
+
+export function createCachedKeySource(options: CachedKeySourceOptions): CachedKeySource {
   const cooldownMs = options.cooldownMs ?? 30_000;
   const maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
-  const timeoutMs = options.timeoutMs ?? 5_000;
   const now = options.now ?? Date.now;
-  let local: ReturnType<typeof createLocalJWKSet> | null = null;
-  let fetchedAt = 0;
+  let set: JSONWebKeySet | null = options.initial ?? null;
+  let local: ReturnType<typeof createLocalJWKSet> | null = set === null ? null : createLocalJWKSet(set);
+  let fetchedAt = set === null ? 0 : now();
   let lastAttemptAt = Number.NEGATIVE_INFINITY;
-  let lastAttemptFailed = false;
   let inflight: Promise<void> | null = null;
 
   const coolingDown = () => now() - lastAttemptAt < cooldownMs;
@@ -62,15 +79,14 @@ export function createRemoteKeySource(options: RemoteKeySourceOptions): KeyResol
   function refresh(): Promise<void> {
     if (inflight) return inflight;
     lastAttemptAt = now();
-    inflight = fetchKeySet(options.url, timeoutMs).then(
+    inflight = options.load().then(
       (jwks) => {
+        set = jwks;
         local = createLocalJWKSet(jwks);
         fetchedAt = now();
-        lastAttemptFailed = false;
         options.onFetch?.('ok');
       },
       () => {
-        lastAttemptFailed = true;
         options.onFetch?.('error');
       },
     ).finally(() => {
@@ -79,7 +95,17 @@ export function createRemoteKeySource(options: RemoteKeySourceOptions): KeyResol
     return inflight;
   }
 
-  return async (header, token) => {
+  /**
+   * 503 (`AccountUnavailableError`) only while no key set was ever loaded: nothing at all can be
+   * verified then, and nothing the client sent is at fault. Once a set is held, a `kid` it does
+   * not name is an unknown key (401), always: outside the cooldown one reload is tried first
+   * (concurrent lookups join it); inside the cooldown — right after a failed load too — nothing
+   * is reloaded and the held set decides. The cooldown means "do not reload", not "fail"; a failed
+   * load keeps the held set and is reported through `onFetch`. So made-up `kid`s during an outage
+   * get deterministic 401s, which the failed-authentication limit counts (it does not count
+   * 503s), and a key rotated during an outage is accepted once a load succeeds again.
+   */
+  const resolve: KeyResolver = async (header, token) => {
     if (local === null) {
       if (!coolingDown()) await refresh();
       else if (inflight) await inflight;
@@ -91,14 +117,21 @@ export function createRemoteKeySource(options: RemoteKeySourceOptions): KeyResol
       return await (local as ReturnType<typeof createLocalJWKSet>)(header, token);
     } catch (err) {
       if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
-      if (coolingDown()) {
-        // A recent fetch failed: the Account may know this key, so do not call it invalid.
-        if (lastAttemptFailed) throw new AccountUnavailableError(retryAfter(), { cause: err });
-        throw err;
-      }
+      // Cooling down with no load in flight: the held set decides (an unknown key).
+      if (inflight === null && coolingDown()) throw err;
       await refresh();
-      if (lastAttemptFailed) throw new AccountUnavailableError(retryAfter(), { cause: err });
+      // The reloaded set, or the held one when the load failed; still no such key → unknown key.
       return (local as ReturnType<typeof createLocalJWKSet>)(header, token);
     }
+  };
+  return {
+    resolve,
+    async keySet() {
+      if (local === null || now() - fetchedAt > maxAgeMs) {
+        if (!coolingDown()) await refresh();
+        else if (inflight) await inflight;
+      }
+      return set;
+    },
   };
 }

@@ -36,7 +36,10 @@ export interface Minter {
   mintToken(options: MintTokenOptions): Promise<string>;
 }
 
-export function createMinter(db: Kysely<Database>, key: AccountKey, issuer: string, audiences: Readonly<Record<Audience, string>>): Minter {
+/** `maxLifetimeSeconds` is the verifier's (TOKEN_MAX_LIFETIME_SECONDS): a longer token would be refused, so it is not minted. */
+export function createMinter(
+  db: Kysely<Database>, key: AccountKey, issuer: string, audiences: Readonly<Record<Audience, string>>, maxLifetimeSeconds: number,
+): Minter {
   return {
     async mintToken(options) {
       const type = options.type ?? 'personal';
@@ -46,6 +49,9 @@ export function createMinter(db: Kysely<Database>, key: AccountKey, issuer: stri
         throw new MintError('OAuth tokens carry read scopes only; use --type personal for write scopes.');
       }
       if (!Number.isInteger(ttl) || ttl < 1) throw new MintError('The token lifetime must be a positive number of seconds.');
+      if (ttl > maxLifetimeSeconds) {
+        throw new MintError(`The token lifetime is above TOKEN_MAX_LIFETIME_SECONDS (${maxLifetimeSeconds} s); the server would refuse it.`);
+      }
       const person = await db.selectFrom('persons').select(['id', 'deleted_at'])
         .where('email', '=', options.person.toLowerCase()).executeTakeFirst();
       if (person === undefined || person.deleted_at !== null) throw new MintError('No person with that email exists.');

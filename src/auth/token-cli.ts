@@ -1,13 +1,14 @@
 /**
  * `npm run token -- --person <email> [--scope "..."] [--type personal|oauth] [--aud mcp|api] [--ttl 1h]`:
  * prints a token from the embedded Account for a seeded person — only the token, on stdout.
- * Reads the same DATA_DIR as the server (migrating and seeding a fresh database first).
+ * Reads the same store as the server: DATA_DIR, or with DATABASE_URL the database, whose key the
+ * replicas share (migrating and seeding a fresh database first).
  */
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { seedDemoData } from '../store/seed/index.js';
-import { loadAccountKey } from './account-key.js';
+import { loadSigningKey } from './account-key.js';
 import { buildAudiences } from './audiences.js';
 import { createMinter, MintError } from './mint.js';
 import { parseArgs } from './token-args.js';
@@ -20,8 +21,8 @@ async function runTokenCommand(): Promise<void> {
   try {
     await migrateToLatest(store.db);
     if (config.seedDemoData) await seedDemoData(store.db);
-    const key = await loadAccountKey(config.dataDir);
-    const minter = createMinter(store.db, key, config.publicUrl, buildAudiences(config.publicUrl));
+    const key = await loadSigningKey(config, store.db);
+    const minter = createMinter(store.db, key, config.publicUrl, buildAudiences(config.publicUrl), config.tokenMaxLifetimeSeconds);
     process.stdout.write(`${await minter.mintToken(options)}\n`);
   } finally {
     await store.close();

@@ -19,8 +19,8 @@ export interface Identity {
 export interface Authenticator {
   /**
    * Verifies `Authorization: Bearer …` for the given audience. Throws `HttpError` 401 (with the
-   * RFC 6750/9728 challenge) for anything wrong with the token, 503 + Retry-After when the
-   * Account cannot be reached and no usable key is cached.
+   * RFC 6750/9728 challenge) for anything wrong with the token (an unknown key included), 503 +
+   * Retry-After only while the Account cannot be reached and no key set was ever loaded.
    */
   authenticate(authorization: string | undefined, audience: Audience): Promise<Identity>;
 }

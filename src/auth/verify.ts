@@ -1,7 +1,8 @@
 /**
  * The Authenticator: turns `Authorization: Bearer <jwt>` into an `Identity` (SECURITY.md §1):
  * signature against the Account's keys (ES256 only), `iss`, `aud`, `exp`/`nbf` (30 s
- * tolerance), required claims, `jti` not revoked, subject and organization not deleted.
+ * tolerance), the token's hygiene (`iat` not in the future, a bounded lifetime, one audience),
+ * required claims, `jti` not revoked, subject and organization not deleted.
  * Successful verifications are cached by token hash until `exp`; failures never are.
  * Membership and permissions are `caller.ts`'s job.
  */
@@ -31,6 +32,8 @@ export interface AuthenticatorOptions {
   readonly keys: KeyResolver;
   readonly revocation: RevocationList;
   readonly challenge: ChallengeUrls;
+  /** Longest accepted lifetime: `exp − iat` (`exp − now` for a token without `iat`). */
+  readonly maxLifetimeSeconds: number;
   readonly onFailure?: (reason: TokenFailureReason | 'account_unavailable') => void;
   readonly cacheSize?: number;
 }
@@ -65,6 +68,20 @@ function readIdentity(payload: JWTPayload): Identity {
   // SECURITY.md §1: the OAuth flow grants read scopes only, whatever the token claims.
   if (tokenType === 'oauth') scopes = new Set([...scopes].filter((s) => !isWriteScope(s)));
   return { personId: sub, organizationId: org, scopes, tokenType: tokenType as TokenType, tokenId: jti, expiresAt: exp };
+}
+
+/**
+ * What `jwtVerify` leaves unchecked, and the Account is not trusted to get right: a token issued
+ * in the future (beyond the clock tolerance), one living longer than the configured maximum, and
+ * an `aud` naming both surfaces — a token valid at /mcp and at /v1 alike would undo their
+ * separation.
+ */
+function assertHygiene(payload: JWTPayload, audiences: Readonly<Record<Audience, string>>, maxLifetimeSeconds: number): void {
+  const now = Math.floor(Date.now() / 1000);
+  const { iat, exp, aud } = payload;
+  if (typeof iat === 'number' && iat > now + CLOCK_TOLERANCE_SECONDS) throw new TokenRejected('issued_in_future');
+  if (typeof exp === 'number' && exp - (typeof iat === 'number' ? iat : now) > maxLifetimeSeconds) throw new TokenRejected('lifetime_too_long');
+  if (Array.isArray(aud) && aud.includes(audiences.mcp) && aud.includes(audiences.api)) throw new TokenRejected('ambiguous_audience');
 }
 
 /** Splits `Bearer <token>`; anything else is 'missing' (no credentials) or 'malformed'. */
@@ -114,6 +131,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (err instanceof AccountUnavailableError) throw err;
       throw new TokenRejected(classifyJoseError(err));
     }
+    assertHygiene(payload, options.audiences, options.maxLifetimeSeconds);
     const identity = readIdentity(payload);
     verified.set(cacheKey, identity);
     return identity;

@@ -10,8 +10,8 @@ import { ALL_SCOPES } from './scopes.js';
 export interface WellKnownOptions {
   readonly publicUrl: string;
   readonly issuer: string;
-  /** Present only for the embedded Account. */
-  readonly embeddedJwks: JSONWebKeySet | null;
+  /** Present only for the embedded Account; its current key set (replicas: cached from the database). */
+  readonly embeddedJwks: (() => Promise<JSONWebKeySet>) | null;
 }
 
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
@@ -47,8 +47,9 @@ export function createWellKnownRouter(options: WellKnownOptions): Router {
   router.get(PROTECTED_RESOURCE_PATH, send(mcp));
   router.get(`${PROTECTED_RESOURCE_PATH}/mcp`, send(mcp));
   router.get(`${PROTECTED_RESOURCE_PATH}/v1`, send(api));
-  if (options.embeddedJwks) {
-    router.get('/.well-known/jwks.json', send(options.embeddedJwks));
+  const { embeddedJwks } = options;
+  if (embeddedJwks) {
+    router.get('/.well-known/jwks.json', async (ctx) => send(await embeddedJwks())(ctx));
     router.get('/.well-known/oauth-authorization-server', send(describeIssuer(options)));
   }
   return router;

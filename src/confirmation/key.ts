@@ -1,14 +1,20 @@
 /**
  * The 256-bit key that seals confirmation state (SECURITY.md §5). From `CONFIRMATION_KEY`
- * (base64url, shared by every replica) or, embedded, generated once into
- * `${dataDir}/confirmation-key` (mode 0600) and reused after restarts. Sealing is state.ts's job.
+ * (base64url) when set; otherwise generated once and reused after restarts — on PostgreSQL in
+ * the `shared_secrets` table, so every replica seals with the same key, and embedded (SQLite)
+ * into `${dataDir}/confirmation-key` (mode 0600). Sealing is state.ts's job.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import type { Database } from '../store/schema.js';
+import { isPostgres } from '../store/migrations/column-types.js';
 
 export const CONFIRMATION_KEY_FILE = 'confirmation-key';
+/** Its row in `shared_secrets`. */
+export const CONFIRMATION_KEY_SECRET = 'confirmation-key';
 const KEY_BYTES = 32;
 
 function decodeKey(text: string, source: string): Uint8Array {
@@ -43,8 +49,20 @@ async function readOrCreateKeyFile(file: string): Promise<Uint8Array> {
   return decodeKey(await fs.readFile(file, 'utf8'), file);
 }
 
-export async function loadConfirmationKey(config: Pick<Config, 'confirmationKey' | 'dataDir'>): Promise<Uint8Array> {
+/** Reads the shared row, inserting a fresh key first; replicas racing all read back the one that was stored. */
+async function readOrCreateDatabaseKey(db: Kysely<Database>): Promise<Uint8Array> {
+  await db.insertInto('shared_secrets')
+    .values({ name: CONFIRMATION_KEY_SECRET, value: randomBytes(KEY_BYTES).toString('base64url'), created_at: new Date().toISOString() })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const row = await db.selectFrom('shared_secrets').select('value').where('name', '=', CONFIRMATION_KEY_SECRET).executeTakeFirstOrThrow();
+  return decodeKey(row.value, 'the shared_secrets table');
+}
+
+/** `db`: the process's database; on PostgreSQL (replicas) the key lives there unless CONFIRMATION_KEY is set. */
+export async function loadConfirmationKey(config: Pick<Config, 'confirmationKey' | 'dataDir'>, db?: Kysely<Database>): Promise<Uint8Array> {
   if (config.confirmationKey !== null) return decodeKey(config.confirmationKey, 'CONFIRMATION_KEY');
+  if (db !== undefined && isPostgres(db as unknown as Kysely<unknown>)) return readOrCreateDatabaseKey(db);
   // An in-memory database cannot be shared either, so a key that dies with the process is enough.
   if (isInMemory(config.dataDir)) return new Uint8Array(randomBytes(KEY_BYTES));
   return readOrCreateKeyFile(path.join(config.dataDir, CONFIRMATION_KEY_FILE));

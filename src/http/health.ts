@@ -1,12 +1,17 @@
 /**
  * Operational endpoints: `GET /healthz` (the process answers), `GET /readyz` (the database and,
  * when configured, Redis answer within a short timeout) and `GET /metrics` (Prometheus text,
- * behind `METRICS_TOKEN`). It checks dependencies only; it never reports their internals.
+ * behind `METRICS_TOKEN`; wrong tokens count toward the failed-authentication limit of the
+ * client address like any failed authentication). It checks dependencies only; it never reports
+ * their internals.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
+import type Koa from 'koa';
 import { sql } from 'kysely';
 import type { Services } from '../bootstrap.js';
+import { throttleFailure } from '../auth/bearer.js';
+import { HttpError } from './errors.js';
 
 export type HealthServices = Pick<Services, 'config' | 'db' | 'limits' | 'metrics'>;
 
@@ -47,6 +52,20 @@ export function matchesMetricsToken(authorization: string | undefined, token: st
   return timingSafeEqual(presented, expected) && match !== null;
 }
 
+/** Counts a failed attempt; false (and the 429 + Retry-After answered) when the address is over the limit. */
+async function admitFailedAttempt(ctx: Koa.Context, limits: HealthServices['limits']): Promise<boolean> {
+  try {
+    await throttleFailure(limits, ctx.ip);
+    return true;
+  } catch (err) {
+    if (!(err instanceof HttpError) || err.status !== 429) throw err;
+    ctx.status = 429;
+    ctx.set(err.headers);
+    ctx.body = { error: { code: 'too_many_requests', message: err.message } };
+    return false;
+  }
+}
+
 export function createHealthRouter(services: HealthServices): Router {
   const router = new Router();
 
@@ -77,7 +96,10 @@ export function createHealthRouter(services: HealthServices): Router {
       ctx.body = { error: { code: 'NOT_FOUND', message: 'Not found.' } };
       return;
     }
-    if (!matchesMetricsToken(ctx.get('Authorization') || undefined, token)) {
+    const authorization = ctx.get('Authorization');
+    if (!matchesMetricsToken(authorization || undefined, token)) {
+      // A presented token that does not match is a guess: counted, and 429 once the address failed too often.
+      if (authorization !== '' && !(await admitFailedAttempt(ctx, services.limits))) return;
       ctx.status = 401;
       ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
       ctx.body = { error: { code: 'unauthorized', message: 'A valid metrics token is required.' } };

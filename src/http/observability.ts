@@ -1,8 +1,10 @@
 /**
  * Per-request observability: the request id (accepted from `X-Request-Id` or generated, returned
  * as `Request-Id`), a child logger on `ctx.state.log`, one access log line and the request
- * counter. It logs no headers, query strings or bodies; the per-`tools/call` line is the MCP
- * layer's, and rendering errors is left to each surface's error middleware.
+ * counter. It logs no headers, query strings, bodies or paths of unmatched routes (a token pasted
+ * into a path must not reach the log); the per-`tools/call` line is the MCP layer's, and
+ * rendering errors is left to each surface's error middleware, which first lets
+ * `settleClientAbort` take a client that went away (routine, not an error).
  */
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
@@ -31,6 +33,78 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
 export function resolveRequestId(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID_PATTERN.test(header) ? header : randomUUID();
+}
+
+/** Status recorded (access line, `http_requests_total`) for a request whose client went away: nginx's "client closed request". */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/** Error codes of a connection or request stream that ended before the request did (`HPE_*`: the request was cut short). */
+const ABORT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+const ABORT_MESSAGES = new Set(['aborted', 'request aborted']);
+
+/** The part of a pino logger the error handlers write to. */
+export interface FailureLog {
+  debug(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+function readCode(err: object): string | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Whether `err` only says that this request's client went away (aborted the request, reset or
+ * closed the connection before the body was read or the answer written). Both must hold: the
+ * error looks like an abort, and this request's connection is really gone before the answer was
+ * sent — a reset of the database's or Redis's connection while the client waits is a real failure.
+ */
+export function isClientAbort(ctx: Koa.Context, err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = readCode(err);
+  const message = (err as { message?: unknown }).message;
+  const looksAborted = (code !== undefined && (ABORT_CODES.has(code) || code.startsWith('HPE_')))
+    || (typeof message === 'string' && ABORT_MESSAGES.has(message));
+  // The socket is closed, or the request stream ended before its body did (a fully read request is destroyed too).
+  const gone = ctx.req.socket?.destroyed !== false || (ctx.req.destroyed && !ctx.req.complete);
+  return looksAborted && gone && !ctx.res.writableFinished;
+}
+
+/**
+ * For the error middlewares, first thing: a client abort is routine, not a failure — one debug
+ * line without a stack (never "unhandled error"), status 499 for the access line and the
+ * counter, nothing to send. Returns false (and does nothing) for any other error.
+ */
+export function settleClientAbort(ctx: Koa.Context, log: FailureLog, err: unknown): boolean {
+  if (!isClientAbort(ctx, err)) return false;
+  noteClientAbort(ctx, log, err);
+  ctx.status = CLIENT_CLOSED_REQUEST;
+  return true;
+}
+
+/** One debug line per aborted request, however many layers see the abort. */
+function noteClientAbort(ctx: Koa.Context, log: FailureLog, err: unknown): void {
+  const state = ctx.state as { clientAborted?: boolean };
+  if (state.clientAborted === true) return;
+  state.clientAborted = true;
+  log.debug({ event: 'client_aborted', code: readCode(err as object) ?? 'aborted' }, 'client went away before the answer');
+}
+
+/**
+ * The app's `error` listener, in place of Koa's default (which prints the stack to stderr):
+ * what escapes every surface, or fails while the answer is written (a socket cut mid-response),
+ * goes to the request's logger — a client abort at debug without a stack, anything else as an
+ * error with its cause.
+ */
+export function createAppErrorListener(logger: Logger): (err: unknown, ctx?: Koa.Context) => void {
+  return function logAppError(err, ctx) {
+    const log: FailureLog = (ctx?.state as { log?: Logger } | undefined)?.log ?? logger;
+    if (ctx !== undefined && isClientAbort(ctx, err)) {
+      noteClientAbort(ctx, log, err);
+      return;
+    }
+    log.error({ err }, 'unhandled error');
+  };
 }
 
 interface RoutedContext {
@@ -74,12 +148,11 @@ export function requestObservability({ logger, metrics }: { logger: Logger; metr
       const route = typeof matched === 'string' ? matched : undefined;
       const status = readStatus(ctx, error);
       const durationMs = performance.now() - started;
-      // Unmatched paths share one label so scanners cannot grow the series without bound.
-      metrics.httpRequests.inc({ route: route ?? 'unmatched', method: ctx.method, status: String(status) });
-      ctx.state.log.info(
-        { method: ctx.method, route: route ?? ctx.path, status, duration_ms: Math.round(durationMs * 100) / 100 },
-        'request',
-      );
+      // Unmatched paths share one label (and are never logged raw): scanners cannot grow the
+      // series without bound, and a token pasted into a path does not reach the log.
+      const label = route ?? 'unmatched';
+      metrics.httpRequests.inc({ route: label, method: ctx.method, status: String(status) });
+      ctx.state.log.info({ method: ctx.method, route: label, status, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
     }
   };
 }

@@ -120,12 +120,12 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
   const now = deps.now ?? (() => new Date());
   // Loaded (embedded: generated) at start-up so the key file exists before the first question;
   // a failure is reported on first use, where loadKey retries.
-  let key: Promise<Uint8Array> | undefined = loadConfirmationKey(deps.config);
+  let key: Promise<Uint8Array> | undefined = loadConfirmationKey(deps.config, deps.db);
   key.catch(() => undefined);
   const count = (outcome: Outcome): void => { deps.metrics?.confirmations?.inc({ outcome }); };
 
   async function loadKey(): Promise<Uint8Array> {
-    key ??= loadConfirmationKey(deps.config);
+    key ??= loadConfirmationKey(deps.config, deps.db);
     try {
       return await key;
     } catch (error) {

@@ -3,6 +3,8 @@
  * Portable column types only: ids are UUID text, timestamps ISO-8601 UTC text, dates
  * `YYYY-MM-DD` text, money integer cents, booleans 0/1 integers, JSON as text.
  * Every finance table carries `workspace_id`; identity tables carry `organization_id`.
+ * The generated `fk_*` columns of migration 0003 (foreign keys of polymorphic references,
+ * docs/data-model.md) are left out on purpose: the application never reads or writes them.
  */
 
 /** Columns every finance record carries (DOMAIN.md "Every record carries …"). */
@@ -34,6 +36,10 @@ export interface MembershipsTable {
 }
 export interface MembershipWorkspacesTable { membership_id: string; workspace_id: string }
 export interface RevokedTokensTable { jti: string; revoked_at: string; expires_at: string }
+/** The embedded Account's signing keys (PostgreSQL; SQLite keeps `account-key.json`): private JWK as JSON text. */
+export interface AccountKeysTable { kid: string; private_jwk: string; created_at: string; retired_at: string | null }
+/** Secrets replicas share (PostgreSQL): `confirmation-key` → base64url, unless CONFIRMATION_KEY overrides it. */
+export interface SharedSecretsTable { name: string; value: string; created_at: string }
 
 // ---- finance --------------------------------------------------------------------------
 
@@ -115,6 +121,8 @@ export interface Database {
   memberships: MembershipsTable;
   membership_workspaces: MembershipWorkspacesTable;
   revoked_tokens: RevokedTokensTable;
+  account_keys: AccountKeysTable;
+  shared_secrets: SharedSecretsTable;
   companies: CompaniesTable;
   accounts: AccountsTable;
   categories: CategoriesTable;

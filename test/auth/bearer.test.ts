@@ -146,6 +146,48 @@ describe('auth.bearer(audience, limits)', () => {
     await expectInvalidToken(mcp, 'mcp', bearer(token), /not valid yet/);
   });
 
+  async function expectRefusedFor(reason: string, claims: Record<string, unknown>, message: RegExp): Promise<void> {
+    const failures = async () => (await app.services.metrics.tokenVerificationFailures.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+    const before = await failures();
+    const token = await craftToken(buildDefaultClaims(app), { key: key.privateKey, kid: key.kid, claims });
+    await expectInvalidToken(mcp, 'mcp', bearer(token), message);
+    expect(await failures()).to.equal(before + 1);
+  }
+
+  it('returns 401 invalid_token (issued_in_future) when iat is in the future beyond the 30 s tolerance', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await expectRefusedFor('issued_in_future', { iat: now + 600, exp: now + 3600 }, /issued in the future/);
+    const withinTolerance = await craftToken(buildDefaultClaims(app), { key: key.privateKey, kid: key.kid, claims: { iat: now + 10 } });
+    expect((await call(mcp, bearer(withinTolerance))).status).to.equal(200);
+  });
+
+  it('returns 401 invalid_token (lifetime_too_long) for exp − iat above TOKEN_MAX_LIFETIME_SECONDS, also without iat', async () => {
+    const max = app.services.config.tokenMaxLifetimeSeconds;
+    const now = Math.floor(Date.now() / 1000);
+    await expectRefusedFor('lifetime_too_long', { iat: now, exp: now + 100 * 365 * 86_400 }, /lives longer/);
+    await expectRefusedFor('lifetime_too_long', { iat: now - 60, exp: now - 60 + max + 1 }, /lives longer/);
+    await expectRefusedFor('lifetime_too_long', { iat: undefined, exp: now + max + 120 }, /lives longer/);
+    const longest = await craftToken(buildDefaultClaims(app), { key: key.privateKey, kid: key.kid, claims: { iat: now, exp: now + max } });
+    expect((await call(mcp, bearer(longest))).status).to.equal(200);
+  });
+
+  it('returns 401 invalid_token (ambiguous_audience) for an aud naming both /mcp and /v1, at either surface', async () => {
+    const both = [app.services.auth.audiences.mcp, app.services.auth.audiences.api];
+    await expectRefusedFor('ambiguous_audience', { aud: both }, /more than one resource/);
+    const token = await craftToken(buildDefaultClaims(app, 'api'), { key: key.privateKey, kid: key.kid, claims: { aud: [...both].reverse() } });
+    await expectInvalidToken(api, 'api', bearer(token), /more than one resource/);
+    const withThirdParty = await craftToken(buildDefaultClaims(app), { key: key.privateKey, kid: key.kid, claims: { aud: [both[0], 'https://other.example'] } });
+    expect((await call(mcp, bearer(withThirdParty))).status).to.equal(200);
+  });
+
+  it('mints the longest accepted token and refuses to mint a longer one', async () => {
+    const max = app.services.config.tokenMaxLifetimeSeconds;
+    expect((await call(mcp, bearer(await app.mintToken({ person: 'ana@demo.test', ttlSeconds: max })))).status).to.equal(200);
+    let refused: unknown;
+    await app.mintToken({ person: 'ana@demo.test', ttlSeconds: max + 1 }).catch((err: unknown) => { refused = err; });
+    expect((refused as Error | undefined)?.message).to.match(/TOKEN_MAX_LIFETIME_SECONDS/);
+  });
+
   it('returns 401 invalid_token for a wrong issuer', async () => {
     const token = await craftToken(buildDefaultClaims(app), { key: key.privateKey, kid: key.kid, claims: { iss: 'https://evil.example' } });
     await expectInvalidToken(mcp, 'mcp', bearer(token), /expected Account/);
@@ -233,10 +275,19 @@ describe('auth.bearer(audience, limits)', () => {
     expect(viaHeader.body.connection_workspace_id).to.equal(DEMO.workspaces.filial);
     const viaQuery = await call(mcp, bearer(token), `?workspace_id=${DEMO.workspaces.matriz}`);
     expect(viaQuery.body.connection_workspace_id).to.equal(DEMO.workspaces.matriz);
-    const unknown = randomUUID();
-    const later = await call(mcp, { ...bearer(token), 'x-workspace-id': unknown });
-    expect(later.status).to.equal(200);
-    expect(later.body.connection_workspace_id).to.equal(unknown);
+    // Not granted to the person (bruno reaches Matriz only): resolveWorkspace refuses it later, per call.
+    const notGranted = await call(mcp, { ...bearer(await app.mintToken({ person: 'bruno@demo.test' })), 'x-workspace-id': DEMO.workspaces.filial });
+    expect(notGranted.status).to.equal(200);
+    expect(notGranted.body.connection_workspace_id).to.equal(DEMO.workspaces.filial);
+  });
+
+  it('returns 403 when the connection default workspace does not exist or is malformed', async () => {
+    const token = await app.mintToken({ person: 'ana@demo.test' });
+    for (const value of [randomUUID(), 'not-a-uuid']) {
+      const res = await call(mcp, { ...bearer(token), 'x-workspace-id': value });
+      expect(res.status).to.equal(403);
+      expect(res.body.error.message).to.match(/does not exist or is not reachable/);
+    }
   });
 
   it('returns 403 when the connection default workspace belongs to another organization', async () => {
@@ -248,7 +299,7 @@ describe('auth.bearer(audience, limits)', () => {
     const token = await app.mintToken({ person: 'ana@demo.test' });
     const viaHeader = await call(mcp, { ...bearer(token), 'x-workspace-id': workspaceId });
     expect(viaHeader.status).to.equal(403);
-    expect(viaHeader.body.error.message).to.match(/another organization/);
+    expect(viaHeader.body.error.message).to.match(/does not exist or is not reachable/);
     const viaQuery = await call(api, bearer(await app.mintToken({ person: 'ana@demo.test', aud: 'api' })), `?workspace_id=${workspaceId}`);
     expect(viaQuery.status).to.equal(403);
   });

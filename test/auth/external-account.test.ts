@@ -137,14 +137,23 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
     }
   });
 
-  it('returns 503 + Retry-After for an unknown kid while the Account is down', async () => {
+  it('answers 401 (never 503) to unknown kids while the Account is down and a key set is held: the cooldown is not a failure', async () => {
     jwks.failing = true;
     try {
       await sleep(COOLDOWN_MS + 50);
       const stranger = await createSigningKey();
-      const res = await get(probe, await craftToken(claimsFor(), { key: stranger.privateKey, kid: stranger.kid }));
-      expect(res.status).to.equal(503);
-      expect(Number(res.headers.get('retry-after'))).to.be.greaterThan(0);
+      const tokens = await Promise.all(Array.from({ length: 40 }, (_, i) => craftToken(claimsFor(), { key: stranger.privateKey, kid: `${stranger.kid}-${i}` })));
+      const fetchesBefore = jwks.fetches;
+      const failuresBefore = (await metrics.jwksFetches.get()).values.find((v) => v.labels.result === 'error')?.value ?? 0;
+      // Concurrent with the one refetch (which fails), then right after it, inside the cooldown.
+      const during = await Promise.all(tokens.slice(0, 20).map(async (token) => (await get(probe, token)).status));
+      const after = await Promise.all(tokens.slice(20).map(async (token) => (await get(probe, token)).status));
+      expect(during).to.deep.equal(Array(20).fill(401));
+      expect(after).to.deep.equal(Array(20).fill(401));
+      expect(jwks.fetches - fetchesBefore).to.equal(1);
+      expect((await metrics.jwksFetches.get()).values.find((v) => v.labels.result === 'error')?.value).to.equal(failuresBefore + 1);
+      // The held keys still verify.
+      expect((await get(probe, await craftToken(claimsFor(), { key: signing.privateKey, kid: signing.kid }))).status).to.equal(200);
     } finally {
       jwks.failing = false;
     }

@@ -68,6 +68,13 @@ describe('npm run token (src/auth/token-cli.ts)', function () {
     }
   });
 
+  it('refuses a --ttl above TOKEN_MAX_LIFETIME_SECONDS (the server would refuse the token), naming the variable', async () => {
+    const result = await runTokenCli(dataDir, ['--person', 'ana@demo.test', '--ttl', '31d']);
+    expect(result.code).to.equal(1);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.match(/TOKEN_MAX_LIFETIME_SECONDS \(2592000 s\)/);
+  });
+
   it('mints finance.security.write when asked, and the server lets that token reach the Seguridad settings', async () => {
     const result = await runTokenCli(dataDir, ['--person', 'ana@demo.test', '--scope', 'finance.all.write finance.security.write', '--aud', 'api']);
     expect(result.stderr).to.equal('');

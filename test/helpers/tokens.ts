@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SignJWT, decodeJwt, type CryptoKey, type JWTPayload } from 'jose';
-import { loadAccountKey, type AccountKey } from '../../src/auth/account-key.js';
+import { loadSigningKey, type AccountKey } from '../../src/auth/account-key.js';
 import type { TestApp } from './test-app.js';
 import { DEMO } from '../../src/store/seed/ids.js';
 
 export async function loadTestAppKey(app: TestApp): Promise<AccountKey> {
-  return loadAccountKey(app.services.config.dataDir);
+  return loadSigningKey(app.services.config, app.services.db);
 }
 
 export interface CraftOptions {

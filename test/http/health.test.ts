@@ -153,6 +153,29 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('throttles wrong tokens like failed authentication (429 + Retry-After), never the valid token', async () => {
+    const LIMIT = 3;
+    const app = await startHealthApp({ metricsToken: token, authFailureLimitPerMinute: LIMIT });
+    const scrape = (authorization?: string) => fetch(`${app.url}/metrics`, authorization === undefined ? {} : { headers: { Authorization: authorization } });
+    try {
+      // Without credentials nothing is guessed: not counted.
+      for (let i = 0; i < LIMIT + 2; i += 1) expect((await scrape()).status).to.equal(401);
+      const guesses: number[] = [];
+      for (let i = 0; i < LIMIT + 2; i += 1) guesses.push((await scrape(`Bearer guess-${i}`)).status);
+      expect(guesses).to.deep.equal([...Array(LIMIT).fill(401), 429, 429]);
+      const throttled = await scrape('Bearer guess-again');
+      expect(throttled.status).to.equal(429);
+      expect(Number(throttled.headers.get('retry-after'))).to.be.within(1, 60);
+      expect(((await throttled.json()) as { error: { code: string } }).error.code).to.equal('too_many_requests');
+      // The same address with the valid token still scrapes.
+      expect((await scrape(`Bearer ${token}`)).status).to.equal(200);
+      const rejections = await app.services.metrics.rateLimitRejections.get();
+      expect(rejections.values.find((v) => v.labels.kind === 'auth_failure')?.value).to.be.greaterThan(0);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('exposes the request series and every named collector after a few requests', async () => {
     const app = await startHealthApp({ metricsToken: token });
     try {

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { pino } from 'pino';
@@ -18,7 +19,7 @@ interface LoggedApp {
 }
 
 /** The real app, wired like main.ts, with its log stream captured in memory. */
-async function startLoggedApp(): Promise<LoggedApp> {
+async function startLoggedApp(level = 'info'): Promise<LoggedApp> {
   const lines: Line[] = [];
   const raw: string[] = [];
   const stream = new Writable({
@@ -31,8 +32,8 @@ async function startLoggedApp(): Promise<LoggedApp> {
       callback();
     },
   });
-  const config = buildTestConfig({ redisUrl: null, metricsToken: 'scrape-token', logLevel: 'info' });
-  const services = await createServices(config, pino(buildLoggerOptions('info'), stream));
+  const config = buildTestConfig({ redisUrl: null, metricsToken: 'scrape-token', logLevel: level });
+  const services = await createServices(config, pino(buildLoggerOptions(level), stream));
   const server: GracefulServer = await listenGracefully(createApp(services), services, { port: 0, host: '127.0.0.1' });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -92,5 +93,78 @@ describe('observability of the real app', () => {
     expect(text).to.match(/mcp_tool_calls_total\{tool="finance_payables_list",status="[a-zA-Z_]+"\} 1/);
     expect(text).to.match(/mcp_tool_call_duration_seconds_count\{tool="finance_payables_list",status="[a-zA-Z_]+"\} 1/);
     expect(text).to.match(/token_verification_failures_total\{reason="[a-z_]+"\} 1/);
+  });
+});
+
+/** Sends the head and the start of a body that never completes, then cuts the connection. */
+async function abortMidBody(url: string, path: string, headers: Record<string, string>, pauseMs: number): Promise<void> {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  const head = Object.entries({ host: `${hostname}:${port}`, 'content-type': 'application/json', 'content-length': '100000', ...headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n{"partial":`);
+  // Where the cut lands (before or while the body is read) is not controlled: the answer must not depend on it.
+  if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  socket.destroy();
+}
+
+describe('observability of client aborts and unmatched routes', () => {
+  let app: LoggedApp;
+  const printed: unknown[][] = [];
+  const consoleError = console.error;
+  before(async () => {
+    app = await startLoggedApp('debug');
+    // Koa's default error handler prints stacks with console.error; nothing may reach it.
+    console.error = (...args: unknown[]) => { printed.push(args); };
+  });
+  after(async () => {
+    console.error = consoleError;
+    await app.close();
+  });
+
+  async function accessLine(requestId: string): Promise<Line> {
+    for (;;) {
+      const line = app.lines.find((l) => l.msg === 'request' && l.request_id === requestId);
+      if (line) return line;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('logs a client that aborts mid-body at debug, without a stack, never as an error (REST and MCP)', async () => {
+    const mcpToken = await app.services.auth.mintToken!({ person: DEMO.emails.ana, aud: 'mcp' });
+    const apiToken = await app.services.auth.mintToken!({ person: DEMO.emails.ana, aud: 'api', scope: 'finance.all.write' });
+    const cases = [
+      { path: '/mcp', route: '/mcp', token: mcpToken },
+      { path: '/v1/cost_centers', route: '/v1/cost_centers', token: apiToken },
+    ];
+    for (const { path, route, token } of cases) {
+      for (const pauseMs of [0, 300]) {
+        const requestId = `abort-${route.replace(/\W/g, '')}-${pauseMs}`;
+        await abortMidBody(app.url, path, { authorization: `Bearer ${token}`, 'x-workspace-id': DEMO.workspaces.matriz, 'x-request-id': requestId }, pauseMs);
+        const access = await accessLine(requestId);
+        const lines = app.lines.filter((l) => l.request_id === requestId);
+        expect(lines.filter((l) => Number(l.level) >= 40), JSON.stringify(lines)).to.deep.equal([]);
+        const aborted = lines.filter((l) => l.event === 'client_aborted');
+        expect(aborted, JSON.stringify(lines)).to.have.length(1);
+        expect(aborted[0]?.level).to.equal(20);
+        expect(JSON.stringify(aborted[0])).not.to.match(/stack|unhandled/);
+        expect(access).to.include({ route, status: 499 });
+      }
+    }
+    expect(printed).to.deep.equal([]);
+  });
+
+  it('never logs the raw path of an unmatched route (a token pasted into a path)', async () => {
+    const token = await app.services.auth.mintToken!({ person: DEMO.emails.ana, aud: 'api' });
+    for (const [path, requestId] of [[`/v1/${token}`, 'unmatched-v1'], [`/${token}/x`, 'unmatched-root'], ['/v1/payables/x/y/z-secret-segment', 'unmatched-deep']] as const) {
+      const res = await fetch(`${app.url}${path}`, { headers: { 'x-request-id': requestId } });
+      expect(res.status).to.equal(404);
+      expect(await accessLine(requestId)).to.include({ route: 'unmatched', status: 404 });
+    }
+    const log = app.raw.join('\n');
+    expect(log).not.to.include(token);
+    expect(log).not.to.include(token.split('.')[1] as string);
+    expect(log).not.to.include('z-secret-segment');
   });
 });

@@ -6,9 +6,11 @@ import type { Migration } from 'kysely';
 import * as identity from './0001-identity.js';
 import * as finance from './0002-finance.js';
 import * as foreignKeys from './0003-foreign-keys.js';
+import * as accountKeys from './0004-account-keys.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-identity': identity,
   '0002-finance': finance,
   '0003-foreign-keys': foreignKeys,
+  '0004-account-keys': accountKeys,
 };
