@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './store/schema.js';
-import { openDatabase } from './store/db.js';
+import { openDatabase, type OpenedDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { seedDemoData } from './store/seed/index.js';
 import { createAuth, type AuthModule } from './auth/index.js';
@@ -31,12 +31,24 @@ export interface Services {
 }
 
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
-  const store = await openDatabase(config);
-  await migrateToLatest(store.db);
-  if (config.seedDemoData) await seedDemoData(store.db);
-  const metrics = createMetrics();
-  const limits = await createLimits(config, logger, metrics);
-  const auth = await createAuth(config, store.db, logger, metrics);
+  const store = await openDatabase(config, logger);
+  let limits: Limits | undefined;
+  try {
+    await migrateToLatest(store.db);
+    if (config.seedDemoData) await seedDemoData(store.db);
+    const metrics = createMetrics();
+    limits = await createLimits(config, logger, metrics);
+    const auth = await createAuth(config, store.db, logger, metrics);
+    return assemble(config, logger, store, metrics, limits, auth);
+  } catch (err) {
+    // A failed start (main.ts retries while the database is down) leaves no pool or client behind.
+    await limits?.close();
+    await store.close();
+    throw err;
+  }
+}
+
+function assemble(config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule): Services {
   const operations = createOperationService({ db: store.db, routes, handlers, budget: limits.budget });
   return {
     config,

@@ -1,12 +1,12 @@
 /**
- * Process entry point: reads the environment (the only file that touches `process`), builds
- * the services, listens, and shuts down gracefully on SIGTERM/SIGINT.
+ * Process entry point: reads the environment (the only file that touches `process`), listens,
+ * builds the services (waiting for the database — `startup.ts`), and shuts down gracefully on
+ * SIGTERM/SIGINT. Exits non-zero when start-up fails, e.g. no database within
+ * `DATABASE_STARTUP_TIMEOUT_MS`.
  */
 import { pino } from 'pino';
 import { loadConfig, ConfigError } from './config.js';
-import { createServices } from './bootstrap.js';
-import { createApp } from './app.js';
-import { listenGracefully } from './http/server.js';
+import { startServer } from './startup.js';
 import { buildLoggerOptions } from './http/observability.js';
 
 async function main(): Promise<void> {
@@ -21,9 +21,26 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = pino(buildLoggerOptions(config.logLevel));
-  const services = await createServices(config, logger);
-  const app = createApp(services);
-  const server = await listenGracefully(app, services, { port: config.port, host: config.host });
+  const { server, ready } = await startServer(config, logger);
+  let stopping = false;
+  // Repeated signals join the same drain (Ctrl-C under `npm start` delivers SIGINT twice: from
+  // the terminal and forwarded by npm); a second one must not kill the process mid-drain.
+  const stop = (signal: string) => {
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    server.shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  try {
+    await ready;
+  } catch (err) {
+    if (stopping) return;
+    throw err;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, mcp: `${config.publicUrl}/mcp`, mode: config.databaseUrl ? 'replica' : 'embedded' }, 'kobana-finance listening');
@@ -33,15 +50,6 @@ async function main(): Promise<void> {
         `  Mint a token: npm run token -- --person ana@demo.test --scope "finance.all.write"\n\n`,
     );
   }
-  const stop = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    server.shutdown().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
 }
 
 main().catch((err: unknown) => {

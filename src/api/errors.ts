@@ -21,6 +21,7 @@ export const API_ERROR_STATUS = {
   USER_DECLINED: 403,
   confirmation_replayed: 409,
   confirmation_unavailable: 503,
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
@@ -51,6 +52,11 @@ export class ApiError extends Error {
 
 export function validationError(issues: readonly ValidationIssue[], message = 'The request is not valid.'): ApiError {
   return new ApiError('VALIDATION_ERROR', message, { issues });
+}
+
+/** The database cannot answer right now (an outage, not a fault of the request): retry after the delay. */
+export function serviceUnavailable(retryAfterSeconds: number): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.', { retry_after_seconds: retryAfterSeconds });
 }
 
 export function notFound(resourceLabel: string): ApiError {

@@ -12,6 +12,6 @@ export {
   type ToolCallOutcome,
   type ToolCallRequest,
 } from './tool-call.js';
-export { ApiError } from '../api/errors.js';
+export { ApiError, serviceUnavailable } from '../api/errors.js';
 export type { Caller, FileOutput, OperationOutput } from '../api/context.js';
 export type { OperationService, PreparedCall, ExecuteHooks } from '../api/service.js';

@@ -1,13 +1,16 @@
 /**
  * Renders /v1 results: success JSON (204 without a body), files (bytes with Content-Type,
  * Content-Disposition per RFC 6266, Cache-Control: private, no-store) and — in exactly one
- * place — every error: ApiError → its envelope, HttpError → its status/headers, anything else
- * → 500 INTERNAL with the cause logged, never a stack.
+ * place — every error: ApiError → its envelope, HttpError → its status/headers, the database
+ * unreachable → 503 SERVICE_UNAVAILABLE + Retry-After, anything else → 500 INTERNAL with the
+ * cause logged, never a stack.
  */
 import type Koa from 'koa';
 import type { FileOutput, OperationOutput } from '../api/context.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError, serviceUnavailable } from '../api/errors.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { HttpError } from './errors.js';
+import { settleClientAbort } from './observability.js';
 
 /** Types a browser may show in place; everything else downloads (no active content inline). */
 const INLINE_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg']);
@@ -87,6 +90,7 @@ function renderRateLimited(ctx: Koa.Context, err: ApiError): void {
 export function renderError(ctx: Koa.Context, err: unknown): void {
   if (err instanceof ApiError) {
     if (err.code === 'RATE_LIMITED') renderRateLimited(ctx, err);
+    if (err.code === 'SERVICE_UNAVAILABLE') ctx.set('Retry-After', String(err.details?.['retry_after_seconds'] ?? DATABASE_RETRY_AFTER_SECONDS));
     ctx.status = err.status;
     ctx.body = err.toEnvelope();
     return;
@@ -97,8 +101,16 @@ export function renderError(ctx: Koa.Context, err: unknown): void {
     ctx.body = err.body ?? { error: { code: HTTP_CODES[err.status] ?? 'http_error', message: err.message } };
     return;
   }
+  const log = (ctx.state as { log?: { debug: (obj: object, msg: string) => void; error: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void } }).log;
+  // The client went away (e.g. mid-body): nothing to answer, a debug line (its ECONNRESET is no database outage).
+  if (log && settleClientAbort(ctx, log, err)) return;
+  // The database is down or not answering: an outage the client may retry, not a fault of ours to hide.
+  if (isDatabaseUnavailable(err)) {
+    logDatabaseUnavailable(log, err);
+    renderError(ctx, serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS));
+    return;
+  }
   // Unknown failures: log the cause server-side (never the request values), answer generically.
-  const log = (ctx.state as { log?: { error: (obj: object, msg: string) => void } }).log;
   log?.error({ err }, 'unhandled error in /v1 operation');
   ctx.status = 500;
   ctx.body = { error: { code: 'INTERNAL', message: 'Internal error.' } };

@@ -18,7 +18,8 @@ import {
 } from './json-rpc.js';
 import type { MethodTable } from './methods/index.js';
 import { readBodyWithinLimit } from './request-body.js';
-import { BODY_TOO_LARGE, sendAccepted, sendError, sendResult, setEraHeader, shapeResult } from './respond.js';
+import { BODY_TOO_LARGE, databaseUnavailableRejection, sendAccepted, sendError, sendResult, setEraHeader, shapeResult } from './respond.js';
+import { isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import type { Era } from './versions.js';
 
 export interface MessageDeps {
@@ -99,6 +100,11 @@ async function dispatchRequest(
     });
   } catch (error) {
     if (error instanceof JsonRpcError) throw error;
+    // An outage, not a fault: HTTP 503 + Retry-After (rendered by the router's rejection middleware).
+    if (isDatabaseUnavailable(error)) {
+      logDatabaseUnavailable(log, error);
+      throw databaseUnavailableRejection(id);
+    }
     // No stack, no internals on the wire (PROTOCOL.md §5); the cause goes to the log.
     log.error({ err: error, method }, 'mcp: method failed');
     throw new JsonRpcError(INTERNAL_ERROR, 'Internal error');

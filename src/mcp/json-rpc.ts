@@ -12,6 +12,8 @@ export const INTERNAL_ERROR = -32603;
 export const RESOURCE_NOT_FOUND = -32002;
 export const HEADER_MISMATCH = -32020;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** Implementation-defined server error: the database is unreachable; sent on HTTP 503 with Retry-After. */
+export const SERVICE_UNAVAILABLE = -32003;
 
 export type JsonRpcId = string | number;
 

@@ -4,8 +4,11 @@
  * results (`resultType`, `ttlMs`/`cacheScope`, `_meta` serverInfo — PROTOCOL.md §3).
  */
 import type Koa from 'koa';
+import { serviceUnavailable } from '../dispatch/index.js';
+import { HttpError } from '../http/errors.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../store/db-unavailable.js';
 import { decodeHeaderValue } from './headers.js';
-import { INVALID_REQUEST, JsonRpcError, RawJson, serializeError, serializeSuccess, type JsonRpcId } from './json-rpc.js';
+import { INVALID_REQUEST, JsonRpcError, RawJson, SERVICE_UNAVAILABLE, serializeError, serializeSuccess, type JsonRpcId } from './json-rpc.js';
 import { BODY_LIMIT_BYTES } from './request-body.js';
 import type { MethodDefinition } from './methods/index.js';
 import { DEFAULT_LEGACY_VERSION, META_SERVER_INFO, SERVER_INFO, isSupportedVersion, type Era } from './versions.js';
@@ -48,6 +51,18 @@ export const UNSUPPORTED_MEDIA_TYPE = new JsonRpcError(INVALID_REQUEST, 'Content
 
 /** The exact 413 body of PROTOCOL.md §1. */
 export const BODY_TOO_LARGE = new JsonRpcError(INVALID_REQUEST, `Request body too large (limit ${BODY_LIMIT_BYTES} bytes)`, 413);
+
+/**
+ * The database cannot answer, at any step of any method: HTTP 503 + Retry-After (a transport
+ * rejection, like an unreachable Account), with a JSON-RPC error naming the request when its id
+ * is known and carrying the API's `SERVICE_UNAVAILABLE` envelope in `data`. Never -32603:
+ * nothing is wrong with the request, and retrying is safe.
+ */
+export function databaseUnavailableRejection(id: JsonRpcId | null): HttpError {
+  const envelope = serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS).toEnvelope();
+  const body = { jsonrpc: '2.0', id, error: { code: SERVICE_UNAVAILABLE, message: envelope.error.message, data: envelope } };
+  return new HttpError(503, envelope.error.message, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) }, 'database_unavailable', body);
+}
 
 const SERVER_INFO_META = { [META_SERVER_INFO]: SERVER_INFO };
 

@@ -23,7 +23,10 @@ import { createMethodTable, type CompletionProvider, type PromptProvider, type R
 import { isOriginAllowed } from './origin.js';
 import { declaresOversizedBody } from './request-body.js';
 import { readMediaType } from '../http/capped-body.js';
-import { BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, sendError, sendJson, setPreEraHeaders } from './respond.js';
+import { settleClientAbort } from '../http/observability.js';
+import { refuseUnsafeWorkspaceHint } from '../http/unsafe-workspace.js';
+import { BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, databaseUnavailableRejection, sendError, sendJson, setPreEraHeaders } from './respond.js';
+import { isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { createToolCatalog } from './tool-catalog.js';
 
 export interface McpRouterDeps {
@@ -62,6 +65,7 @@ export function createMcpRouter(deps: McpRouterDeps): Router {
     rejectForeignOrigin(deps.config.allowedOrigins),
     rejectDeclaredOversize,
     rejectNonJsonContentType,
+    refuseUnsafeWorkspaceHint,
     deps.auth.bearer('mcp', deps.limits),
     limitProtocolRate(deps.limits),
     handleMessage({ methods, logger: deps.logger }),
@@ -85,6 +89,16 @@ function renderRejections(logger: Logger): Koa.Middleware {
         return;
       }
       const log = (ctx.state as { log?: Logger }).log ?? logger;
+      // The client went away (e.g. mid-body): nothing to answer, a debug line (its ECONNRESET is no database outage).
+      if (settleClientAbort(ctx, log, error)) return;
+      // The database failed before the message was dispatched (e.g. loading the caller): an outage.
+      if (isDatabaseUnavailable(error)) {
+        logDatabaseUnavailable(log, error);
+        const rejection = databaseUnavailableRejection(null);
+        ctx.set(rejection.headers);
+        sendJson(ctx, rejection.status, JSON.stringify(rejection.body));
+        return;
+      }
       log.error({ err: error }, 'mcp: unexpected failure');
       sendJson(ctx, 500, serializeError(null, INTERNAL_ERROR, 'Internal error'));
     }

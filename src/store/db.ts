@@ -2,13 +2,22 @@
  * Opens the one database of the process: SQLite (better-sqlite3, a file in `dataDir` or
  * `:memory:`) embedded, or a PostgreSQL pool when `databaseUrl` is set. Installs the
  * workspace guard. Schema creation is `migrate.ts`'s job, data is the seed's.
+ *
+ * A PostgreSQL fault is an outage, never a crash: the pool and every client carry an error
+ * listener (a dropped connection is logged and replaced), connecting is bounded by
+ * `databaseConnectTimeoutMs`, every statement by `statement_timeout` on the server and, for a
+ * database that stops answering altogether, by a read timeout on the client — after which the
+ * connection is discarded instead of returned to the pool. Sessions are named
+ * `application_name=kobana-finance` (unless the URL names them) so operators can find them.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { databaseFailureKind, isDatabaseUnavailable } from './db-unavailable.js';
 import type { Database } from './schema.js';
 import { createWorkspaceGuard } from './workspace-guard.js';
 
@@ -28,13 +37,65 @@ function readPgTypeParser(oid: number, format?: 'text' | 'binary'): (value: stri
   return pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
 }
 
-function openPostgres(databaseUrl: string): OpenedDatabase {
+export const APPLICATION_NAME = 'kobana-finance';
+
+/** How much longer than `statement_timeout` the client waits for an answer before giving the connection up. */
+const READ_TIMEOUT_MARGIN_MS = 1_000;
+
+export type DatabaseTimeouts = Pick<Config, 'databaseConnectTimeoutMs' | 'databaseStatementTimeoutMs' | 'databaseIdleTimeoutMs'>;
+
+type FailureLogger = Pick<Logger, 'warn'>;
+
+/**
+ * Hands Kysely pooled clients that leave the pool when their connection failed: after a read
+ * timeout the socket may still be open but will never answer, and the next query would queue
+ * behind the lost one.
+ */
+function discardFailedConnections(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      let failed = false;
+      const query = async (text: string, parameters: readonly unknown[]) => {
+        try {
+          return await client.query(text, [...parameters]);
+        } catch (err) {
+          if (isDatabaseUnavailable(err)) failed = true;
+          throw err;
+        }
+      };
+      return {
+        // Kysely passes a cursor only when the dialect is given one; this one is not.
+        query: query as unknown as PostgresPoolClient['query'],
+        release: (destroy?: boolean) => client.release(destroy === true || failed),
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
+function openPostgres(databaseUrl: string, timeouts: DatabaseTimeouts, logger: FailureLogger | undefined): OpenedDatabase {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: 10,
+    application_name: APPLICATION_NAME,
+    connectionTimeoutMillis: timeouts.databaseConnectTimeoutMs,
+    idleTimeoutMillis: timeouts.databaseIdleTimeoutMs,
+    statement_timeout: timeouts.databaseStatementTimeoutMs,
+    query_timeout: timeouts.databaseStatementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
     types: { getTypeParser: readPgTypeParser } as pg.CustomTypesConfig,
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [createWorkspaceGuard()] });
+  // Without these listeners one terminated backend ends the process ("Unhandled 'error' event").
+  // The failing client is already out of the pool (pg-pool removes idle ones; in-use ones are
+  // discarded on release); its queries fail and answer as an outage. One line per connection.
+  const logConnectionError = (err: Error): void => {
+    logger?.warn({ db_error: databaseFailureKind(err) }, 'database connection lost; it will be replaced');
+  };
+  pool.on('connect', (client) => client.on('error', logConnectionError));
+  // pg-pool re-emits an idle client's error here too: already logged by the client's listener.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardFailedConnections(pool) }), plugins: [createWorkspaceGuard()] });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
@@ -71,6 +132,7 @@ function openSqlite(dataDir: string): OpenedDatabase {
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
-export async function openDatabase(config: Config): Promise<OpenedDatabase> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(config.dataDir);
+/** `logger` receives one warn line per lost PostgreSQL connection (none when omitted, e.g. the token CLI). */
+export async function openDatabase(config: Config, logger?: FailureLogger): Promise<OpenedDatabase> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config, logger) : openSqlite(config.dataDir);
 }

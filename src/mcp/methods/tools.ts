@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Metrics } from '../../http/metrics.js';
 import type { Database } from '../../store/schema.js';
 import { runToolCall, type ArgumentValidator, type OperationService, type ToolCallOutcome } from '../../dispatch/index.js';
+import { isDatabaseUnavailable } from '../../store/db-unavailable.js';
 import { recordToolCall } from '../call-log.js';
 import { confirmationUnavailable, type ConfirmDestructiveCall } from '../confirmation.js';
 import { INVALID_PARAMS, JsonRpcError } from '../json-rpc.js';
@@ -80,7 +81,8 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
     });
   } catch (error) {
     if (!confirmed) {
-      record(tool.name, 'internal', null);
+      // The database unreachable is answered HTTP 503 + Retry-After (handle-message.ts); the rest -32603.
+      record(tool.name, isDatabaseUnavailable(error) ? 'unavailable' : 'internal', null);
       throw error;
     }
     // A confirmed call whose transaction failed for a reason that is not the operation's own

@@ -1,0 +1,82 @@
+/**
+ * "The database cannot answer right now" — told apart from every other failure, so the
+ * transports answer it as an outage (REST `503 SERVICE_UNAVAILABLE`, MCP HTTP `503`, both with
+ * `Retry-After`) instead of a `500`, and start-up knows what to wait out. Only the failure's
+ * kind reaches logs (a SQLSTATE or a socket error code), never its message or parameters.
+ *
+ * Unavailable: PostgreSQL connection exceptions (SQLSTATE class 08), admin/crash shutdown and
+ * "cannot connect now" (57P01–57P03), too many connections (53300), a cancelled statement
+ * (57014: our `statement_timeout`), refused/reset/unreachable sockets, the pool's connect
+ * timeout, a terminated connection, the client-side read timeout; on SQLite a lock held past
+ * `busy_timeout` (SQLITE_BUSY*).
+ */
+
+/** Seconds a client is asked to wait before retrying after an outage answer. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53300']);
+
+const UNAVAILABLE_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** node-postgres and pg-pool raise these without a code; the texts are theirs, stable across 8.x. */
+const UNAVAILABLE_DRIVER_MESSAGES: ReadonlyMap<string, string> = new Map([
+  ['Connection terminated unexpectedly', 'connection_terminated'],
+  ['Connection terminated', 'connection_terminated'],
+  ['Connection terminated due to connection timeout', 'connect_timeout'],
+  ['timeout exceeded when trying to connect', 'connect_timeout'],
+  ['Query read timeout', 'read_timeout'],
+  ['Client has encountered a connection error and is not queryable', 'connection_terminated'],
+]);
+
+function readCode(error: object): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The failure's kind when it means "the database is unreachable or overloaded right now", else null. */
+function classify(error: unknown, depth: number): string | null {
+  if (error === null || typeof error !== 'object' || depth > 4) return null;
+  const code = readCode(error);
+  if (code !== undefined) {
+    if (code.startsWith('08') && code.length === 5) return code;
+    if (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SOCKET_CODES.has(code)) return code;
+    if (code.startsWith('SQLITE_BUSY')) return code;
+  }
+  if (error instanceof Error) {
+    const kind = UNAVAILABLE_DRIVER_MESSAGES.get(error.message);
+    if (kind !== undefined) return kind;
+  }
+  // Node reports a refused dual-stack connect as an AggregateError of the per-address errors.
+  if (error instanceof AggregateError) {
+    for (const inner of error.errors) {
+      const kind = classify(inner, depth + 1);
+      if (kind !== null) return kind;
+    }
+  }
+  return classify((error as { cause?: unknown }).cause, depth + 1);
+}
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return classify(error, 0) !== null;
+}
+
+/** Loggable kind of an outage failure (`57P01`, `ECONNREFUSED`, `read_timeout`, …); never a message. */
+export function databaseFailureKind(error: unknown): string {
+  return classify(error, 0) ?? 'unknown';
+}
+
+/** The one log line of a request answered as an outage: the failure's kind, no message, no values. */
+export function logDatabaseUnavailable(log: { warn(obj: object, msg: string): void } | undefined, error: unknown): void {
+  log?.warn({ db_error: databaseFailureKind(error) }, 'database unavailable: answered 503');
+}

@@ -1,0 +1,87 @@
+/**
+ * Which failures count as "the database cannot answer right now" (→ 503 + Retry-After, and
+ * what start-up waits out), and that a real PostgreSQL pool reports an unreachable server as
+ * one: a port where nothing listens needs no server, so this runs on every dialect.
+ */
+import net from 'node:net';
+import { expect } from 'chai';
+import { sql } from 'kysely';
+import { databaseFailureKind, isDatabaseUnavailable } from '../../src/store/db-unavailable.js';
+import { openDatabase } from '../../src/store/db.js';
+import { buildTestConfig } from '../helpers/index.js';
+
+function withCode(code: string, message = 'x'): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+describe('isDatabaseUnavailable(error)', () => {
+  const unavailable: Array<[string, unknown]> = [
+    ['admin_shutdown (pg_terminate_backend, restart)', withCode('57P01')],
+    ['crash_shutdown', withCode('57P02')],
+    ['cannot_connect_now (starting up, failover)', withCode('57P03')],
+    ['a connection exception (class 08)', withCode('08006')],
+    ['statement_timeout (query_canceled)', withCode('57014')],
+    ['too_many_connections', withCode('53300')],
+    ['a refused connection', withCode('ECONNREFUSED')],
+    ['a reset connection', withCode('ECONNRESET')],
+    ['a refused dual-stack connection', new AggregateError([withCode('ECONNREFUSED')], 'connect failed')],
+    ['the pool connect timeout', new Error('timeout exceeded when trying to connect')],
+    ['the client connect timeout', new Error('Connection terminated due to connection timeout')],
+    ['a terminated connection', new Error('Connection terminated unexpectedly')],
+    ['the client read timeout', new Error('Query read timeout')],
+    ['a client that lost its connection', new Error('Client has encountered a connection error and is not queryable')],
+    ['SQLite busy past busy_timeout', withCode('SQLITE_BUSY')],
+    ['an outage wrapped as a cause', new Error('wrapped', { cause: withCode('57P01') })],
+  ];
+  for (const [name, error] of unavailable) {
+    it(`is true for ${name}`, () => {
+      expect(isDatabaseUnavailable(error)).to.equal(true);
+    });
+  }
+
+  const other: Array<[string, unknown]> = [
+    ['a unique violation', withCode('23505')],
+    ['a serialization failure', withCode('40001')],
+    ['a syntax error', withCode('42601')],
+    ['bad credentials (a configuration error, not an outage)', withCode('28P01')],
+    ['an unknown database', withCode('3D000')],
+    ['a SQLite constraint', withCode('SQLITE_CONSTRAINT_FOREIGNKEY')],
+    ['a programming error', new TypeError('x is not a function')],
+    ['a non-error', 'Connection terminated'],
+    ['nothing', undefined],
+  ];
+  for (const [name, error] of other) {
+    it(`is false for ${name}`, () => {
+      expect(isDatabaseUnavailable(error)).to.equal(false);
+    });
+  }
+
+  it('names the kind for logs without the message', () => {
+    expect(databaseFailureKind(withCode('57P01', 'terminating connection due to administrator command'))).to.equal('57P01');
+    expect(databaseFailureKind(new Error('Query read timeout'))).to.equal('read_timeout');
+    expect(databaseFailureKind(new TypeError('boom'))).to.equal('unknown');
+  });
+
+  it('is true for what a real PostgreSQL pool raises when nothing listens at DATABASE_URL', async () => {
+    const port = await closedPort();
+    const store = await openDatabase(buildTestConfig({ databaseUrl: `postgres://postgres@127.0.0.1:${port}/none`, databaseConnectTimeoutMs: 1_000 }));
+    try {
+      const failure = await sql`select 1`.execute(store.db).then(() => null, (err: unknown) => err);
+      expect(failure).to.be.instanceOf(Error);
+      expect(isDatabaseUnavailable(failure), String(failure)).to.equal(true);
+    } finally {
+      await store.close();
+    }
+  });
+});
