@@ -25,7 +25,7 @@ export interface Config {
   /** Browser origins accepted at /mcp; `*` as a port wildcard (`http://localhost:*`). */
   readonly allowedOrigins: readonly string[];
   readonly logLevel: string;
-  /** Base64url 256-bit key sealing confirmation state; null → generated into `dataDir` (embedded only). */
+  /** Base64url 256-bit key sealing confirmation state; null → generated once into `dataDir` (SQLite) or the database (PostgreSQL). */
   readonly confirmationKey: string | null;
   /** Bearer token protecting GET /metrics; null → /metrics is not served on the public port. */
   readonly metricsToken: string | null;
@@ -33,6 +33,8 @@ export interface Config {
   readonly protocolRateLimitPerMinute: number;
   /** Failed authentications per minute per address before 429. */
   readonly authFailureLimitPerMinute: number;
+  /** Longest accepted token lifetime (`exp − iat`); longer-lived tokens are refused, and not minted. */
+  readonly tokenMaxLifetimeSeconds: number;
   /**
    * Behind a reverse proxy / load balancer that sets X-Forwarded-For: take the client address
    * (the failed-authentication throttle's key) from it. false → the socket's peer address, so a
@@ -47,6 +49,22 @@ export interface Config {
   readonly seedDemoData: boolean;
   /** Bounded wait for in-flight requests on SIGTERM. */
   readonly shutdownGraceMs: number;
+  /** PostgreSQL: longest wait for a connection (new, or a free one from the pool) before the call fails as an outage. */
+  readonly databaseConnectTimeoutMs: number;
+  /** PostgreSQL: `statement_timeout` of every session; the client also stops waiting for an answer shortly after it. */
+  readonly databaseStatementTimeoutMs: number;
+  /** PostgreSQL: an idle pooled connection is closed after this long. */
+  readonly databaseIdleTimeoutMs: number;
+  /** Longest wait for the database at start-up (retried with backoff) before the process exits non-zero. */
+  readonly databaseStartupTimeoutMs: number;
+  /** Bytes of request bodies this process may hold at once; beyond it a body is refused with 503 before it is read. */
+  readonly maxInflightBodyBytes: number;
+  /** Idle keep-alive sockets are closed after this long (keep it above the load balancer's idle timeout). */
+  readonly httpKeepAliveTimeoutMs: number;
+  /** All request headers must arrive within this long (slow-loris protection); at most `httpRequestTimeoutMs`. */
+  readonly httpHeadersTimeoutMs: number;
+  /** A whole request, body included, must arrive within this long. */
+  readonly httpRequestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -110,10 +128,8 @@ export function loadConfig(env: Env, cwd = '.'): Config {
   if (confirmationKey !== null && !/^[A-Za-z0-9_-]{43}$/.test(confirmationKey)) {
     throw new ConfigError('CONFIRMATION_KEY', 'must be 32 bytes, base64url-encoded (43 characters)');
   }
+  // Unset with DATABASE_URL: the replicas share one generated key through the database.
   const replicaMode = databaseUrl !== null;
-  if (replicaMode && confirmationKey === null) {
-    throw new ConfigError('CONFIRMATION_KEY', 'is required with DATABASE_URL (replicas must share it)');
-  }
   const origins = (env.ALLOWED_ORIGINS ?? 'http://localhost:*,http://127.0.0.1:*')
     .split(',').map((o) => o.trim()).filter((o) => o.length > 0);
   return {
@@ -133,11 +149,28 @@ export function loadConfig(env: Env, cwd = '.'): Config {
     metricsToken: env.METRICS_TOKEN || null,
     protocolRateLimitPerMinute: readInt(env, 'PROTOCOL_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     authFailureLimitPerMinute: readInt(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    tokenMaxLifetimeSeconds: readInt(env, 'TOKEN_MAX_LIFETIME_SECONDS', 30 * 86_400, 60, 366 * 86_400),
     trustProxy: readBool(env, 'TRUST_PROXY', false),
     apiReadBudget: readInt(env, 'API_READ_BUDGET', 1200, 1, 10_000_000),
     apiWriteBudget: readInt(env, 'API_WRITE_BUDGET', 300, 1, 10_000_000),
     apiBudgetWindowSeconds: readInt(env, 'API_BUDGET_WINDOW_SECONDS', 60, 1, 86_400),
     seedDemoData: readBool(env, 'SEED_DEMO_DATA', !replicaMode),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    databaseConnectTimeoutMs: readInt(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 120_000),
+    databaseStatementTimeoutMs: readInt(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    databaseIdleTimeoutMs: readInt(env, 'DATABASE_IDLE_TIMEOUT_MS', 10_000, 1_000, 3_600_000),
+    databaseStartupTimeoutMs: readInt(env, 'DATABASE_STARTUP_TIMEOUT_MS', 60_000, 0, 3_600_000),
+    // At least one largest body (the 14,680,064-byte /mcp cap), or such a body could never be read.
+    maxInflightBodyBytes: readInt(env, 'MAX_INFLIGHT_BODY_BYTES', 64 * 1024 * 1024, 16 * 1024 * 1024, 16 * 1024 * 1024 * 1024),
+    ...readHttpTimeouts(env),
   };
+}
+
+function readHttpTimeouts(env: Env): Pick<Config, 'httpKeepAliveTimeoutMs' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs'> {
+  const httpRequestTimeoutMs = readInt(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000);
+  const httpHeadersTimeoutMs = readInt(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1_000, 3_600_000);
+  if (httpHeadersTimeoutMs > httpRequestTimeoutMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', 'must not be greater than HTTP_REQUEST_TIMEOUT_MS');
+  }
+  return { httpKeepAliveTimeoutMs: readInt(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1, 3_600_000), httpHeadersTimeoutMs, httpRequestTimeoutMs };
 }

@@ -23,15 +23,22 @@ describe('loadConfig(env)', () => {
     expect(config.allowedOrigins).to.deep.equal(['http://localhost:*', 'http://127.0.0.1:*']);
   });
 
+  it('accepts tokens living up to 30 days unless TOKEN_MAX_LIFETIME_SECONDS says otherwise', () => {
+    expect(loadConfig({}).tokenMaxLifetimeSeconds).to.equal(30 * 86_400);
+    expect(loadConfig({ TOKEN_MAX_LIFETIME_SECONDS: '3600' }).tokenMaxLifetimeSeconds).to.equal(3600);
+  });
+
   it('derives PUBLIC_URL from PORT and strips a trailing slash from an explicit one', () => {
     expect(loadConfig({ PORT: '8080' }).publicUrl).to.equal('http://localhost:8080');
     expect(loadConfig({ PUBLIC_URL: 'https://finance.example/' }).publicUrl).to.equal('https://finance.example');
   });
 
-  it('switches to replica mode with DATABASE_URL: demo seed off, confirmation key required', () => {
-    const config = loadConfig({ DATABASE_URL: 'postgres://db/finance', CONFIRMATION_KEY: KEY });
+  it('switches to replica mode with DATABASE_URL: demo seed off, confirmation key optional (shared through the database)', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://db/finance' });
     expect(config.databaseUrl).to.equal('postgres://db/finance');
     expect(config.seedDemoData).to.equal(false);
+    expect(config.confirmationKey).to.equal(null);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/finance', CONFIRMATION_KEY: KEY }).confirmationKey).to.equal(KEY);
   });
 
   const invalid: ReadonlyArray<{ given: Record<string, string>; variable: string }> = [
@@ -43,10 +50,11 @@ describe('loadConfig(env)', () => {
     { given: { ACCOUNT_ISSUER: 'https://account.example' }, variable: 'ACCOUNT_JWKS_URL' },
     { given: { ACCOUNT_JWKS_URL: 'https://account.example/jwks' }, variable: 'ACCOUNT_ISSUER' },
     { given: { CONFIRMATION_KEY: 'short' }, variable: 'CONFIRMATION_KEY' },
-    { given: { DATABASE_URL: 'postgres://db/finance' }, variable: 'CONFIRMATION_KEY' },
     { given: { API_READ_BUDGET: '0' }, variable: 'API_READ_BUDGET' },
     { given: { SEED_DEMO_DATA: 'maybe' }, variable: 'SEED_DEMO_DATA' },
     { given: { REDIS_KEY_PREFIX: 'has spaces' }, variable: 'REDIS_KEY_PREFIX' },
+    { given: { TOKEN_MAX_LIFETIME_SECONDS: '30' }, variable: 'TOKEN_MAX_LIFETIME_SECONDS' },
+    { given: { TOKEN_MAX_LIFETIME_SECONDS: '3153600000' }, variable: 'TOKEN_MAX_LIFETIME_SECONDS' },
   ];
   for (const { given, variable } of invalid) {
     it(`fails naming ${variable} for ${JSON.stringify(given)}`, () => {

@@ -5,9 +5,11 @@
  * live in Redis when `REDIS_URL` is set (all replicas share them), in memory otherwise. This
  * module decides and throws; rendering the 429/`RATE_LIMITED` is left to each surface.
  *
- * Redis failure mode: FAIL OPEN, degraded to per-process memory counters (see `failOver`).
+ * Redis failure mode: FAIL OPEN, degraded to per-process memory counters (see `failOver`), behind
+ * a circuit breaker so that a hung Redis costs one command timeout, not one per call.
  */
 import { Redis } from 'ioredis';
+import CircuitBreaker from 'opossum';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -35,6 +37,8 @@ export interface LimitsOptions {
   readonly keyPrefix?: string;
   /** Minimum interval between two "Redis unavailable" log lines. */
   readonly errorLogIntervalMs?: number;
+  /** While the circuit is open, how often a background PING tries Redis again (default 1 s). */
+  readonly redisRetryIntervalMs?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -176,27 +180,64 @@ function connectRedis(url: string): Redis {
   });
 }
 
+type RedisCall = () => Promise<unknown>;
+
 /**
- * Fail open, degraded: when a Redis command fails, the decision is taken by this process's memory
- * counters, an error line is logged (at most once per interval) and `redis_errors_total` grows.
- * Each replica then enforces the limits on its own, so the effective limit is at most
- * limit × replicas until Redis is back — still bounded, and no request fails because of Redis.
+ * The circuit breaker in front of every Redis command (opossum). Closed: commands go to Redis.
+ * The first failed command (an error, or a hang cut by the 500 ms command timeout) opens it; while
+ * open every call is refused at once and the limits use memory counters. Every `retryIntervalMs`
+ * the breaker goes half-open and a background PING — never a request — is the single trial call:
+ * success closes the circuit, failure re-opens it. A rate-limit refusal (`RateLimiterRes`) is an
+ * answer from Redis, not a fault.
+ */
+function createRedisBreaker(redis: Redis, retryIntervalMs: number, reportFailure: (err: unknown, what: string) => void, logger: Logger) {
+  const breaker = new CircuitBreaker((call: RedisCall) => call(), {
+    timeout: false, // ioredis's commandTimeout bounds each command
+    errorThresholdPercentage: 0, // any failure opens
+    resetTimeout: retryIntervalMs,
+    errorFilter: (err: unknown) => err instanceof RateLimiterRes,
+  });
+  breaker.on('halfOpen', () => {
+    breaker.fire(() => redis.ping()).catch((err: unknown) => {
+      if (!CircuitBreaker.isOurError(err as Error)) reportFailure(err, 'retry');
+    });
+  });
+  breaker.on('close', () => logger.info('redis reachable again: limits use the shared counters'));
+  return breaker;
+}
+
+/**
+ * Fail open, degraded: when a Redis command fails (or the circuit is open), the decision is taken
+ * by this process's memory counters; `redis_fallbacks_total{reason}` counts such decisions. A
+ * failed command also logs an error line (at most once per interval) and grows
+ * `redis_errors_total`. Each replica then enforces the limits on its own, so the effective limit
+ * is at most limit × replicas until Redis is back — still bounded, and no request fails because
+ * of Redis.
  */
 function createFailOver(logger: Logger, metrics: Metrics, intervalMs: number, now: () => number) {
   let lastLogged = Number.NEGATIVE_INFINITY;
-  return async function failOver<T>(primary: () => Promise<T>, fallback: () => Promise<T>, what: string): Promise<T> {
+  const reportFailure = (err: unknown, what: string): void => {
+    metrics.redisErrors.inc();
+    if (now() - lastLogged >= intervalMs) {
+      lastLogged = now();
+      logger.error({ limiter: what, err: err instanceof Error ? err.message : 'unknown' }, 'redis unavailable: limits fail open to per-process counters');
+    }
+  };
+  const failOver = async <T>(breaker: CircuitBreaker | null, primary: () => Promise<T>, fallback: () => Promise<T>, what: string): Promise<T> => {
     try {
-      return await primary();
+      return breaker ? ((await breaker.fire(primary)) as T) : await primary();
     } catch (err) {
       if (err instanceof RateLimiterRes) throw err;
-      metrics.redisErrors.inc();
-      if (now() - lastLogged >= intervalMs) {
-        lastLogged = now();
-        logger.error({ limiter: what, err: err instanceof Error ? err.message : 'unknown' }, 'redis unavailable: limits fail open to per-process counters');
+      if (breaker && CircuitBreaker.isOurError(err as Error)) {
+        metrics.redisFallbacks.inc({ reason: 'circuit_open' });
+      } else {
+        metrics.redisFallbacks.inc({ reason: 'error' });
+        reportFailure(err, what);
       }
       return fallback();
     }
   };
+  return { failOver, reportFailure };
 }
 
 function toRetryAfter(ms: number): string {
@@ -206,8 +247,11 @@ function toRetryAfter(ms: number): string {
 export async function createLimits(config: Config, logger: Logger, metrics: Metrics, options: LimitsOptions = {}): Promise<Limits> {
   const now = options.now ?? Date.now;
   const prefix = options.keyPrefix ?? config.redisKeyPrefix;
-  const failOver = createFailOver(logger, metrics, options.errorLogIntervalMs ?? 30_000, now);
+  const { failOver: failOverVia, reportFailure } = createFailOver(logger, metrics, options.errorLogIntervalMs ?? 30_000, now);
   const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
+  const breaker = redis ? createRedisBreaker(redis, options.redisRetryIntervalMs ?? 1_000, reportFailure, logger) : null;
+  const failOver = <T>(primary: () => Promise<T>, fallback: () => Promise<T>, what: string): Promise<T> =>
+    failOverVia(breaker, primary, fallback, what);
   if (redis) {
     // ioredis reports connection trouble as events; the failures are counted where commands fail.
     redis.on('error', () => undefined);
@@ -282,14 +326,18 @@ export async function createLimits(config: Config, logger: Logger, metrics: Metr
       }
     },
     async checkRedis() {
-      if (!redis) return 'absent';
+      if (!redis || !breaker) return 'absent';
+      // Open circuit: down without waiting. Closed: a PING through the breaker, so a hung Redis
+      // seen first by the readiness probe already spares the requests their timeout.
+      if (!breaker.closed) return 'down';
       try {
-        return (await redis.ping()) === 'PONG' ? 'up' : 'down';
+        return (await breaker.fire(() => redis.ping())) === 'PONG' ? 'up' : 'down';
       } catch {
         return 'down';
       }
     },
     async close() {
+      breaker?.shutdown();
       if (redis) {
         await redis.quit().catch(() => redis.disconnect());
       }

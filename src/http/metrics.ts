@@ -16,6 +16,7 @@ export interface Metrics {
   readonly tokenVerificationFailures: Counter<'reason'>;
   readonly jwksFetches: Counter<'result'>;
   readonly redisErrors: Counter<string>;
+  readonly redisFallbacks: Counter<'reason'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -70,6 +71,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     redisErrors: new Counter({
       name: 'redis_errors_total',
       help: 'Redis commands that failed (limits fail open while this grows).',
+      registers,
+    }),
+    redisFallbacks: new Counter({
+      name: 'redis_fallbacks_total',
+      help: 'Limit decisions taken by per-process counters: reason="error" after a failed Redis command, "circuit_open" without trying Redis.',
+      labelNames: ['reason'],
       registers,
     }),
   };

@@ -6,11 +6,11 @@
  */
 import type Koa from 'koa';
 import busboy from 'busboy';
-import type { Readable } from 'node:stream';
 import type { OperationInput } from '../api/context.js';
 import { ApiError, validationError, type ValidationIssue } from '../api/errors.js';
 import { PREPARSED_BODY } from '../api/validation.js';
 import { HttpError } from './errors.js';
+import { abortedBody, declaredBodyLength, reserveBodyMemory } from './capped-body.js';
 
 export interface MultipartUpload {
   readonly fileName: string;
@@ -38,6 +38,11 @@ const DEFAULT_MAX_TITLE_BYTES = 4 * 1024;
 export async function parseMultipartUpload(ctx: Koa.Context, opts: MultipartOptions): Promise<MultipartUpload> {
   rejectDeclaredOversize(ctx, opts.maxFileBytes);
   const req = ctx.req;
+  if (req.destroyed) throw abortedBody();
+  // The body-memory budget (capped-body.ts): a declared length is reserved before reading; a
+  // chunked upload reserves its file bytes as they arrive (collectUpload).
+  const declared = declaredBodyLength(req);
+  if (declared !== null) reserveBodyMemory(req, declared);
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -58,7 +63,7 @@ export async function parseMultipartUpload(ctx: Koa.Context, opts: MultipartOpti
   } catch {
     throw validationError([{ path: 'body', message: 'The body must be multipart/form-data with a boundary.' }]);
   }
-  return collectUpload(ctx, req, parser);
+  return collectUpload(ctx, req, parser, declared === null);
 }
 
 /** A declared length far beyond what a capped upload can need is refused before reading a byte. */
@@ -74,7 +79,7 @@ function tooLarge(): HttpError {
   return new HttpError(413, 'The file is larger than the upload limit.', { Connection: 'close' }, 'upload_too_large');
 }
 
-function collectUpload(ctx: Koa.Context, req: Readable, parser: busboy.Busboy): Promise<MultipartUpload> {
+function collectUpload(ctx: Koa.Context, req: Koa.Context['req'], parser: busboy.Busboy, reserveAsRead: boolean): Promise<MultipartUpload> {
   return new Promise<MultipartUpload>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -116,6 +121,13 @@ function collectUpload(ctx: Koa.Context, req: Readable, parser: busboy.Busboy): 
       file = { fileName: info.filename ?? '', contentType: info.mimeType };
       stream.on('data', (chunk: Buffer) => {
         if (settled) return;
+        if (reserveAsRead) {
+          try {
+            reserveBodyMemory(req, chunk.length);
+          } catch (error) {
+            return fail(error as Error);
+          }
+        }
         received += chunk.length;
         chunks.push(chunk);
       });
@@ -147,6 +159,10 @@ function collectUpload(ctx: Koa.Context, req: Readable, parser: busboy.Busboy): 
     });
     req.on('aborted', () => fail(new HttpError(400, 'The request body was aborted.', {}, 'upload_aborted')));
     req.on('error', (error: Error) => fail(malformed(error)));
+    // Destroyed without an error (the connection cut at the shutdown deadline): never 'end'.
+    req.on('close', () => {
+      if (!req.complete) fail(abortedBody());
+    });
     req.pipe(parser);
   });
 }

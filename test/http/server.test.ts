@@ -119,6 +119,18 @@ describe('listenGracefully(): server.shutdown()', () => {
     const { server } = await startSlowServer(0, 1_000);
     expect(server.headersTimeout).to.equal(20_000);
     expect(server.requestTimeout).to.equal(120_000);
+    expect(server.keepAliveTimeout).to.equal(5_000);
     await server.shutdown();
+  });
+
+  it('takes the timeouts from HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS', async () => {
+    const config = loadConfig({ DATA_DIR: ':memory:', HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000', HTTP_HEADERS_TIMEOUT_MS: '15000', HTTP_REQUEST_TIMEOUT_MS: '30000' });
+    const services: ShutdownServices = { config, logger: pino({ level: 'silent' }), async close() {} };
+    const server = await listenGracefully(new Koa(), services, { port: 0, host: '127.0.0.1' });
+    expect([server.keepAliveTimeout, server.headersTimeout, server.requestTimeout]).to.deep.equal([65_000, 15_000, 30_000]);
+    await server.shutdown();
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '20000' })).to.throw(/^HTTP_HEADERS_TIMEOUT_MS: /);
+    expect(() => loadConfig({ MAX_INFLIGHT_BODY_BYTES: '1024' })).to.throw(/^MAX_INFLIGHT_BODY_BYTES: /);
+    expect(loadConfig({}).maxInflightBodyBytes).to.equal(64 * 1024 * 1024);
   });
 });
