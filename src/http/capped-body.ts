@@ -106,6 +106,9 @@ export function readBodyWithinLimit(req: IncomingMessage, limit: number): Promis
   } catch (error) {
     return Promise.reject(error as Error);
   }
+  // A declared body within the limit is read straight into one buffer of its size: no list of
+  // socket chunks concatenated at the end, so a held body costs its size once, not twice.
+  const whole = declared !== null && declared > 0 && declared <= limit ? Buffer.allocUnsafeSlow(declared) : null;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -135,10 +138,23 @@ export function readBodyWithinLimit(req: IncomingMessage, limit: number): Promis
         resolve(null);
         return;
       }
-      chunks.push(chunk);
+      if (whole === null) {
+        chunks.push(chunk);
+        return;
+      }
+      // The HTTP parser delivers exactly Content-Length bytes; anything past it is kept anyway.
+      const offset = received - chunk.length;
+      const fits = Math.max(0, Math.min(chunk.length, whole.length - offset));
+      if (fits > 0) chunk.copy(whole, offset, 0, fits);
+      if (fits < chunk.length) chunks.push(chunk.subarray(fits));
     };
     const onEnd = (): void => {
       cleanup();
+      if (whole !== null) {
+        const head = whole.subarray(0, Math.min(received, whole.length));
+        resolve(chunks.length === 0 ? head : Buffer.concat([head, ...chunks]));
+        return;
+      }
       resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, received));
     };
     const onError = (error: Error): void => {
