@@ -1,6 +1,6 @@
 /**
  * Codegen timing: regenerates openapi/v1.yaml and a synthetic 2,000-operation spec (written to a
- * temp dir) through the real CLI, and prints a table. A script, not a test (STYLE.md §Tests).
+ * temp dir) through the real CLI, and prints a table. A script, not a test (docs/architecture.md#conventions).
  * Usage: npx tsx bench/codegen.ts [--operations 2000]
  */
 import { spawnSync } from 'node:child_process';

@@ -2,13 +2,13 @@
  * MCP vs REST on loopback, one run: `tools/call finance_payables_get` against
  * `GET /v1/payables/{id}` for the same record (target: MCP ≥ 85% of REST throughput), and
  * `tools/list` for the admin (p50/p99, response size in bytes and ≈ tokens = bytes / 4).
- * A script, not a test (STYLE.md §Tests).
+ * A script, not a test (docs/architecture.md#conventions).
  * Usage: node --import tsx bench/mcp-vs-rest.ts [--seconds 10] [--connections 10]
  */
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { startTestApp } from '../test/helpers/test-app.js';
-import { DEMO } from '../src/store/seed/ids.js';
+import { DEMO } from '../src/seed/ids.js';
 
 /** The part of autocannon's API used here (the package ships no types). */
 interface AutocannonOptions {

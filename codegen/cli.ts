@@ -1,40 +1,51 @@
 /**
- * `npm run generate [-- --spec <file>] [--out <dir>] [--check] [--no-type-check]`: regenerates
- * generated/ from the OpenAPI document, or with --check verifies it is current. Prints errors as
- * `<file>#<pointer>: <message>` and exits 1, never with a stack trace.
+ * `npm run generate [-- --spec <file>] [--out <dir>] [--handlers <dir>] [--check] [--no-type-check]`:
+ * regenerates generated/ from the OpenAPI document, or with --check verifies it is current. The
+ * handler modules (`--handlers`, by default `src/api/operations` when `--out` is the default
+ * `generated`) are checked against the operations and listed in `handlers.gen.ts`. Prints errors
+ * as `error: <file>#<pointer>: <message>` (one line each) and exits 1, never with a stack trace.
  */
 import { parseArgs } from 'node:util';
 import { CodegenError } from './errors.js';
 import { generate } from './generate.js';
 import { checkOutput, writeOutput } from './emit/write.js';
 
+const DEFAULT_OUT = 'generated';
+const DEFAULT_HANDLERS = 'src/api/operations';
+
 async function runCli(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
       spec: { type: 'string', default: 'openapi/v1.yaml' },
-      out: { type: 'string', default: 'generated' },
+      out: { type: 'string' },
+      handlers: { type: 'string' },
       check: { type: 'boolean', default: false },
       'no-type-check': { type: 'boolean', default: false },
     },
     strict: true,
   });
   const started = performance.now();
-  const { plan, files } = await generate(values.spec, { typeCheck: !values['no-type-check'] });
+  const out = values.out ?? DEFAULT_OUT;
+  const handlersDir = values.handlers ?? (values.out === undefined ? DEFAULT_HANDLERS : undefined);
+  const { plan, files } = await generate(values.spec, {
+    typeCheck: !values['no-type-check'],
+    ...(handlersDir === undefined ? {} : { handlers: { dir: handlersDir, outDir: out } }),
+  });
   for (const skipped of plan.skipped) process.stderr.write(`note: ${skipped} skipped (method not served)\n`);
   const elapsed = `${Math.round(performance.now() - started)} ms`;
   if (values.check) {
-    const { changed, missing, extra } = checkOutput(values.out, files);
+    const { changed, missing, extra } = checkOutput(out, files);
     const problems = [...changed.map((f) => `changed: ${f}`), ...missing.map((f) => `missing: ${f}`), ...extra.map((f) => `extra: ${f}`)];
     if (problems.length > 0) {
-      process.stderr.write(`${values.out} is stale (run npm run generate):\n  ${problems.join('\n  ')}\n`);
+      process.stderr.write(`${out} is stale (run npm run generate):\n  ${problems.join('\n  ')}\n`);
       return 1;
     }
-    process.stdout.write(`${values.out} is up to date: ${plan.tools.length} tools, ${plan.routes.length} routes (${elapsed})\n`);
+    process.stdout.write(`${out} is up to date: ${plan.tools.length} tools, ${plan.routes.length} routes (${elapsed})\n`);
     return 0;
   }
-  const { written, removed } = writeOutput(values.out, files);
-  process.stdout.write(`generated ${plan.tools.length} tools, ${plan.routes.length} routes, ${plan.resourceTemplates.length} resource templates into ${values.out} (${written} written, ${removed} removed, ${elapsed})\n`);
+  const { written, removed } = writeOutput(out, files);
+  process.stdout.write(`generated ${plan.tools.length} tools, ${plan.routes.length} routes, ${plan.resourceTemplates.length} resource templates into ${out} (${written} written, ${removed} removed, ${elapsed})\n`);
   return 0;
 }
 
@@ -42,6 +53,7 @@ runCli(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (error: unknown) => {
     if (error instanceof CodegenError) process.stderr.write(`error: ${error.message}\n`);
+    else if (error instanceof AggregateError) for (const each of error.errors) process.stderr.write(`error: ${each instanceof Error ? each.message : String(each)}\n`);
     else process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   },

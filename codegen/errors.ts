@@ -11,6 +11,9 @@ export type CodegenErrorCode =
   | 'ARGUMENT_CLASH'
   | 'MISSING_EXTENSION'
   | 'INVALID_EXTENSION'
+  | 'MISSING_HANDLER'
+  | 'UNKNOWN_HANDLER'
+  | 'INVALID_HANDLER'
   | 'TYPE_CHECK';
 
 export class CodegenError extends Error {

@@ -4,6 +4,7 @@
  * Turning the model into a route, a tool or a resource template is left to plan-route/plan-tool.
  */
 import type { FilterOperator, HttpMethod, JsonSchema, OperationRef } from '../src/runtime/types.js';
+import { classifyOperation } from './classify.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
 import { deriveOperationSlug, toSnakeCase } from './naming.js';
@@ -49,6 +50,8 @@ export interface OperationModel {
   readonly requestBody: { readonly required: boolean; readonly content: { readonly [type: string]: JsonSchema } } | null;
   readonly successStatus: number;
   readonly mcp: McpExtension;
+  /** `x-kobana-confirm` as written; plan-spec.ts turns it into `ref.confirmation` (classify.ts). */
+  readonly confirm: unknown;
 }
 
 export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -76,6 +79,8 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
   const listMembers = new Set<ParameterModel>(list ? [list.limit, list.cursor, list.fields, list.sort, ...list.filters].filter((p): p is ParameterModel => !!p) : []);
   const summary = typeof operation.summary === 'string' ? operation.summary.trim() : '';
   const description = typeof operation.description === 'string' ? operation.description.trim() : '';
+  const movesMoney = operation['x-kobana-moves-money'] === true;
+  const mcp = extractMcp(ctx, pointer, operation);
   return {
     file: ctx.file,
     pointer,
@@ -88,14 +93,17 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
       path,
       scopes: extractScopes(operation.security ?? ctx.defaultSecurity),
       permission: extractPermission(ctx, pointer, path, method, operation),
-      movesMoney: operation['x-kobana-moves-money'] === true,
+      movesMoney,
       workspaceScoped: operation['x-kobana-workspace'] !== false,
+      ...classifyOperation({ file: ctx.file, pointer }, method, declaredOperationId, movesMoney, mcp.annotations),
+      confirmation: null,
     },
     parameters: all.filter((p) => !listMembers.has(p)),
     list,
     requestBody: extractRequestBody(operation.requestBody),
     successStatus: extractSuccessStatus(operation.responses),
-    mcp: extractMcp(ctx, pointer, operation),
+    mcp,
+    confirm: operation['x-kobana-confirm'],
   };
 }
 

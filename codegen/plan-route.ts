@@ -22,7 +22,7 @@ export function planRoute(model: OperationModel): RouteDefinition {
   };
 }
 
-/** PLAN.md "A list operation is…": sort enum (leading `-` stripped), its default, fields enum, filters. */
+/** docs/domain.md#lists: sort enum (leading `-` stripped), its default, fields enum, filters. */
 export function planListSpec(list: ListParameters): ListSpec {
   const sortEnum = (list.sort?.schema.enum as unknown[] | undefined) ?? [];
   const fieldsItems = (list.fields?.schema.items as { enum?: unknown[] } | undefined)?.enum ?? [];

@@ -4,6 +4,7 @@
  * Rendering the plan into files is emit/'s job.
  */
 import type { HttpMethod, ResourceTemplateDefinition, RouteDefinition, ToolDefinition } from '../src/runtime/types.js';
+import { planConfirmation } from './classify.js';
 import { CodegenError } from './errors.js';
 import type { LoadedSpec } from './load-spec.js';
 import { HTTP_METHODS, planOperation, type OperationModel } from './plan-operation.js';
@@ -56,16 +57,18 @@ function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipp
   const paths = (spec.document.paths ?? {}) as Record<string, Obj>;
   const kobanaSpec = Object.values(paths).some((item) => Object.values(item ?? {}).some((op) => !!op && typeof op === 'object' && 'x-kobana-permission' in (op as Obj)));
   const ctx = { file: spec.file, kobanaSpec, defaultSecurity: spec.document.security };
-  const planned: OperationModel[] = [];
+  const found: OperationModel[] = [];
   const skipped: string[] = [];
   for (const [path, item] of Object.entries(paths)) {
     if (!item || typeof item !== 'object') continue;
     for (const key of ['head', 'options', 'trace']) if (item[key]) skipped.push(`${key.toUpperCase()} ${path}`);
     for (const method of HTTP_METHODS) {
       const operation = item[method.toLowerCase()];
-      if (operation && typeof operation === 'object') planned.push(planOperation(ctx, path, method as HttpMethod, item, operation as Obj));
+      if (operation && typeof operation === 'object') found.push(planOperation(ctx, path, method as HttpMethod, item, operation as Obj));
     }
   }
+  // The confirmation of a destructive operation may read its target through another operation.
+  const planned = found.map((model) => ({ ...model, ref: { ...model.ref, confirmation: planConfirmation(model, found, kobanaSpec) } }));
   return { planned, skipped };
 }
 

@@ -28,7 +28,7 @@ export function planTool(model: OperationModel): ToolDefinition {
     title: model.title,
     description: model.description,
     inputSchema,
-    annotations: planAnnotations(model, model.title),
+    annotations: planAnnotations(model.ref, model.title),
     operation: model.ref,
     args,
   };

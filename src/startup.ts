@@ -13,7 +13,7 @@ import type { Config } from './config.js';
 import { createServices, type Services } from './bootstrap.js';
 import { createApp } from './app.js';
 import { listenGracefully, type GracefulServer } from './http/server.js';
-import { createStartingApp } from './http/starting.js';
+import { createStartingApp } from './starting-app.js';
 import { databaseFailureKind, isDatabaseUnavailable } from './store/db-unavailable.js';
 
 const FIRST_RETRY_DELAY_MS = 250;

@@ -1,5 +1,5 @@
 /**
- * The audit trail of every write (SECURITY.md §7): the created_/updated_ columns and the
+ * The audit trail of every write (docs/security.md#what-is-recorded): the created_/updated_ columns and the
  * activity log entry. Operations spread these into their insert/update values; this module
  * never decides what is written, only who/when/through which channel.
  *

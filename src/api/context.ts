@@ -7,25 +7,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { FilterOperator } from '../runtime/types.js';
 
-export type Channel = 'api' | 'mcp' | 'web';
-export type TokenType = 'oauth' | 'personal';
+import type { Caller } from '../identity/caller.js';
 
-export interface Caller {
-  readonly personId: string;
-  readonly organizationId: string;
-  /** Space-separated `scope` claim, parsed. */
-  readonly scopes: ReadonlySet<string>;
-  readonly tokenType: TokenType;
-  readonly channel: Channel;
-  /** Loaded from the membership; null when the person has no membership in the organization. */
-  readonly membership: {
-    readonly status: 'active' | 'inactive';
-    readonly isAdmin: boolean;
-    readonly permissions: ReadonlySet<string>;
-    /** Existing workspaces of `organizationId` granted to the person (all of them for an admin). */
-    readonly workspaceIds: readonly string[];
-  } | null;
-}
+export type { Caller, Channel, TokenType } from '../identity/caller.js';
 
 export interface ListQuery {
   readonly limit: number;

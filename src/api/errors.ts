@@ -44,7 +44,7 @@ export class ApiError extends Error {
     this.details = details;
   }
 
-  /** The wire envelope shared by REST and MCP (SECURITY.md §4). */
+  /** The wire envelope shared by REST and MCP (docs/security.md#check-order-and-error-catalogue). */
   toEnvelope(): { error: { code: ApiErrorCode; message: string; details?: Record<string, unknown> } } {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: { ...this.details } } : {}) } };
   }

@@ -1,10 +1,10 @@
 /**
  * createOperationService: the OperationService over the generated route table. Runs the checks
- * of SECURITY.md §4 in order — membership → scope → permission → workspace → arguments →
+ * of docs/security.md#check-order-and-error-catalogue in order — membership → scope → permission → workspace → arguments →
  * Seguridad → API budget → hooks → confirmation → (transaction: confirmation proof consumed →
  * idempotency → operation) — and nothing else; transports map requests/responses, operation
  * modules hold the business rules. A destructive call on the `mcp` channel runs only with a
- * ConfirmationProof, whatever the transport decided (defence in depth, SECURITY.md §5).
+ * ConfirmationProof, whatever the transport decided (defence in depth, docs/security.md#confirmation).
  * Constraint violations that escape an operation become CONFLICT, never a 500.
  *
  *   createOperationService({db, routes, handlers, budget?, now?}): OperationService
@@ -18,8 +18,8 @@ import {
   isConfirmationProof,
   type ApiBudget, type BudgetDecision, type ConfirmationProof, type ExecuteRequest, type OperationService, type PreparedCall, type WorkspaceHint,
 } from './service.js';
-import { assertMembership, assertPermission, assertScope, canReach, resolveWorkspace } from '../auth/authorize.js';
-import { compileRouteValidator, type ArgumentsValidator } from './validation.js';
+import { assertMembership, assertPermission, assertScope, canReach, resolveWorkspace } from './authorize.js';
+import { assertSafeInput, compileRouteValidator, type ArgumentsValidator } from './validation.js';
 import { assertNotBlocked } from './seguridad.js';
 import { findReplay, hashRequest, storeResponse, type IdempotencyScope } from './idempotency.js';
 import { isForeignKeyViolation, isUniqueViolation } from './records.js';
@@ -61,18 +61,14 @@ function isSeguridadItself(operation: OperationRef): boolean {
   return operation.operationId.startsWith('security_settings.');
 }
 
-/** Deletes, cancels and money moves: the rule of the generated `destructiveHint` (codegen/annotations.ts). */
-export function isDestructive(operation: OperationRef): boolean {
-  return operation.method === 'DELETE' || operation.operationId.endsWith('.cancel') || operation.movesMoney;
-}
-
 /**
  * The confirmation step's last word: a destructive MCP call needs a proof made by
  * src/mcp/confirmation.ts, and anything offered as a proof must be one. Never trusts the
- * tool's annotation or the dispatcher's choice to ask.
+ * dispatcher's choice to ask; `destructive` is the generated classification the tool's
+ * `destructiveHint` is rendered from (codegen/classify.ts), so the two cannot disagree.
  */
 function requireConfirmationProof(caller: Caller, operation: OperationRef, offered: unknown): ConfirmationProof | undefined {
-  const needed = caller.channel === 'mcp' && isDestructive(operation);
+  const needed = caller.channel === 'mcp' && operation.destructive;
   if (offered === undefined && !needed) return undefined;
   if (isConfirmationProof(offered)) return offered;
   throw new ApiError('confirmation_required', 'This tool deletes, cancels or moves money and needs the person\'s confirmation; nothing was changed.');
@@ -107,7 +103,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const hash = scope ? hashRequest(operation.operationId, input) : '';
     try {
       return await deps.db.transaction().execute(async (trx) => {
-        // The confirmation is burnt with the write or not at all (SECURITY.md §5).
+        // The confirmation is burnt with the write or not at all (docs/security.md#confirmation).
         await proof?.consumeInTransaction(trx, prepared);
         await request.hooks?.inTransaction?.(trx, prepared);
         const startedAt = now();
@@ -157,9 +153,17 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const { caller } = request;
 
     const workspaceId = await authorizeCall(operation, caller, request.workspace);
-    validate(request.input);
+    request.hooks?.authorized?.(workspaceId);
+    if (request.checkArguments) {
+      // The transport validated the arguments the client sent against the schema the client saw
+      // (MCP: the tool's inputSchema), so they are validated once, with the client's names.
+      request.checkArguments();
+      assertSafeInput(request.input);
+    } else {
+      validate(request.input);
+    }
     if (workspaceId && !isSeguridadItself(operation)) await assertNotBlocked(deps.db, workspaceId, caller.channel, operation);
-    const decision = await deps.budget?.consume(caller.personId, caller.organizationId, operation.method === 'GET' ? 'read' : 'write');
+    const decision = await deps.budget?.consume(caller.personId, caller.organizationId, operation.readOnly ? 'read' : 'write');
     const headers = rateLimitHeaders(decision);
 
     // A route without a handler is a deployment bug; it still gets every check above first.

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key storage (DOMAIN.md "Idempotency"): a request fingerprint and the stored
+ * Idempotency-Key storage (docs/domain.md#idempotency): a request fingerprint and the stored
  * response, per workspace + person + key, for 24 h, in the database so every replica shares
  * it. Runs inside the operation's transaction; when to call it is execute.ts's business.
  *

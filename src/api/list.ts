@@ -1,5 +1,5 @@
 /**
- * The generic keyset list engine behind every `<resource>.list` (DOMAIN.md "Lists"): limit,
+ * The generic keyset list engine behind every `<resource>.list` (docs/domain.md#lists): limit,
  * opaque cursor on (sort value, id), sort, filters with value coercion per column kind, and
  * sparse `fields`. Always scoped to ctx.workspaceId. Resource modules describe their table
  * and JSON mapping; they never build paging SQL themselves.

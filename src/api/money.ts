@@ -1,6 +1,6 @@
 /**
  * Money on the wire ↔ integer cents. Parses decimal text digit by digit (never float
- * arithmetic, DOMAIN.md "Money") and formats cents back to two-place strings. Knows nothing
+ * arithmetic, docs/domain.md#money) and formats cents back to two-place strings. Knows nothing
  * about which fields carry money; operations call it per field.
  *
  *   parseMoneyInput(value: unknown, path: string): number         // > 0, ≤ 2 decimals, else VALIDATION_ERROR

@@ -28,7 +28,7 @@ export function deriveAction(op: OperationRef): SeguridadAction | null {
   const action = op.operationId.slice(op.operationId.lastIndexOf('.') + 1);
   if (action === 'upload') return 'upload';
   if (action === 'create') return 'create';
-  // unlink is a DELETE but changes a link, not a record (PLAN: cancel/link/unlink → update).
+  // unlink is a DELETE but changes a link, not a record (cancel, link and unlink are updates; docs/security.md#check-order-and-error-catalogue, Seguridad).
   if (op.method === 'DELETE' && action !== 'unlink') return 'delete';
   return 'update';
 }

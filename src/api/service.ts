@@ -1,7 +1,7 @@
 /**
  * The seam between transports and the Finance API. REST (`src/http/rest`) and MCP
  * (`src/dispatch`) both call `OperationService.execute`, which runs every check of
- * SECURITY.md §4 in order — membership → scope → permission → workspace → arguments →
+ * docs/security.md#check-order-and-error-catalogue in order — membership → scope → permission → workspace → arguments →
  * Seguridad → API budget → [hooks, e.g. confirmation] → the operation — inside one database
  * transaction for writes. Transports never reach operations any other way.
  */
@@ -19,6 +19,8 @@ export interface WorkspaceHint {
 
 /** Called between the checks and the write; may throw an ApiError to stop the call. */
 export interface ExecuteHooks {
+  /** Right after membership → scope → permission → workspace passed, with the resolved workspace (e.g. for the call's log line). */
+  readonly authorized?: (workspaceId: string | null) => void;
   /**
    * After every check passed, before the transaction opens (e.g. ask for confirmation). A
    * confirmation step resolves to the `ConfirmationProof` it was given for this call.
@@ -40,6 +42,13 @@ export interface ExecuteRequest {
   readonly caller: Caller;
   readonly workspace: WorkspaceHint;
   readonly input: OperationInput;
+  /**
+   * The transport's own check of the arguments as the client sent them, run by `execute` in
+   * place of the route's schemas (unsafe text is still refused): MCP checks the tool's
+   * `inputSchema`, so a tool call is validated once and its issues name tool arguments.
+   * Throws VALIDATION_ERROR.
+   */
+  readonly checkArguments?: () => void;
   readonly hooks?: ExecuteHooks;
 }
 
@@ -72,7 +81,7 @@ export interface BudgetDecision {
 }
 
 /**
- * The API budget per person per organization, shared by REST and MCP (SECURITY.md §6).
+ * The API budget per person per organization, shared by REST and MCP (docs/security.md#limits).
  * `consume` counts one call; over budget it throws `ApiError('RATE_LIMITED', …,
  * {retry_after_seconds, limit})`.
  */
@@ -81,7 +90,7 @@ export interface ApiBudget {
 }
 
 /**
- * Proof that the person confirmed one destructive MCP call (SECURITY.md §5). `execute` refuses a
+ * Proof that the person confirmed one destructive MCP call (docs/security.md#confirmation). `execute` refuses a
  * destructive call on the `mcp` channel without one (`confirmation_required`) and runs
  * `consumeInTransaction` inside the write's transaction, before the operation, so the
  * confirmation's nonce is burnt with the write or not at all.

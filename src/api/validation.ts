@@ -9,6 +9,7 @@
  *   boundedValidationError(issues, message?): ApiError            // VALIDATION_ERROR with ≤ MAX_ISSUES issues (+ details.truncated)
  *   assertValid(validate, value, prefix): void                    // throws VALIDATION_ERROR with the issues
  *   findUnsafeText(value, prefix): string | null                  // issue path of the first NUL / unpaired-surrogate string or key
+ *   assertSafeInput(input): void                                  // VALIDATION_ERROR at the first unsafe string of an OperationInput
  *   compileRouteValidator(route): (input: OperationInput) => void // unsafe text anywhere, then path/query/Idempotency-Key + JSON body, all issues (bounded)
  *   PREPARSED_BODY: symbol  // set `[PREPARSED_BODY]: true` on a multipart body to skip JSON-schema checks
  */
@@ -196,6 +197,12 @@ function findUnsafeInput(input: OperationInput): string | null {
     ?? (input.idempotencyKey !== undefined && isUnsafeText(input.idempotencyKey) ? 'Idempotency-Key' : null);
 }
 
+/** VALIDATION_ERROR naming the first NUL / unpaired-surrogate string of the input (PostgreSQL fails a query on NUL). */
+export function assertSafeInput(input: OperationInput): void {
+  const unsafe = findUnsafeInput(input);
+  if (unsafe !== null) throw boundedValidationError([{ path: unsafe, message: UNSAFE_TEXT_MESSAGE }]);
+}
+
 export function assertValid(validate: ValidateFunction, value: unknown, prefix = ''): void {
   if (!validate(value)) throw boundedValidationError(toIssues(validate.errors, prefix));
 }
@@ -237,8 +244,7 @@ export function compileRouteValidator(route: RouteDefinition): ArgumentsValidato
 
   return (input) => {
     // Before any schema: PostgreSQL fails a query on NUL, so no such text may reach an operation.
-    const unsafe = findUnsafeInput(input);
-    if (unsafe !== null) throw boundedValidationError([{ path: unsafe, message: UNSAFE_TEXT_MESSAGE }]);
+    assertSafeInput(input);
     const issues: ValidationIssue[] = [];
     for (const { spec, validate } of params) {
       const raw = spec.in === 'path' ? input.path[spec.name]

@@ -1,5 +1,5 @@
 /**
- * The `bearer(audience, limits)` Koa middleware in front of `/v1` and `/mcp` (PROTOCOL.md §7):
+ * The `bearer(audience, limits)` Koa middleware in front of `/v1` and `/mcp` (docs/protocol.md#authentication):
  * refuses tokens in the query string, authenticates, throttles addresses that keep failing
  * (failed attempts only: a valid token is never throttled here), loads the caller and the
  * connection's default workspace (not one of the token's organization → 403).
@@ -8,12 +8,12 @@
 import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { Caller, Channel } from '../api/context.js';
+import type { Caller, Channel } from '../identity/caller.js';
 import { HttpError } from '../http/errors.js';
 import { isUuid } from '../api/records.js';
 import type { Audience, Authenticator, Identity } from './types.js';
 import { buildAuthError, type ChallengeUrls } from './challenge.js';
-import { workspaceAccessDenied } from './authorize.js';
+import { workspaceAccessDenied } from '../api/authorize.js';
 
 /** What `bearer` needs of the limits module (a structural subset of `Limits`). */
 export interface AuthLimits {

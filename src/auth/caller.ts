@@ -5,9 +5,9 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { Caller, Channel } from '../api/context.js';
+import type { Caller, Channel } from '../identity/caller.js';
 import type { Identity } from './types.js';
-import { ALL_PERMISSIONS } from './permissions.js';
+import { ALL_PERMISSIONS } from '../identity/permissions.js';
 
 function parsePermissions(raw: string): string[] {
   try {

@@ -5,7 +5,7 @@
  */
 import { HttpError } from '../http/errors.js';
 import type { Audience } from './types.js';
-import { READ_SCOPES } from './scopes.js';
+import { READ_SCOPES } from '../identity/scopes.js';
 
 /** Why a token was refused: the `reason` of the HttpError and the metric label. */
 export type TokenFailureReason =

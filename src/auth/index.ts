@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Database } from '../store/schema.js';
-import type { Caller, Channel } from '../api/context.js';
+import type { Caller, Channel } from '../identity/caller.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Audience, Authenticator, Identity } from './types.js';
 import { openEmbeddedAccountKeys } from './account-key.js';

@@ -1,16 +1,16 @@
 /**
  * Minting tokens with the embedded Account's key (the `npm run token` command and tests):
  * looks the person up by email, signs an ES256 JWT with the claims `verify.ts` expects.
- * OAuth tokens carry read scopes only (SECURITY.md §1).
+ * OAuth tokens carry read scopes only (docs/security.md#identity-and-tokens).
  */
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { TokenType } from '../api/context.js';
+import type { TokenType } from '../identity/caller.js';
 import type { Audience } from './types.js';
 import { SIGNING_ALG, type AccountKey } from './account-key.js';
-import { isWriteScope, parseScopes } from './scopes.js';
+import { isWriteScope, parseScopes } from '../identity/scopes.js';
 
 export interface MintTokenOptions {
   /** The person's email. */

@@ -7,7 +7,7 @@
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
-import { seedDemoData } from '../store/seed/index.js';
+import { seedDemoData } from '../seed/index.js';
 import { loadSigningKey } from './account-key.js';
 import { buildAudiences } from './audiences.js';
 import { createMinter, MintError } from './mint.js';

@@ -2,7 +2,7 @@
  * Identity as established by a verified bearer token, before any database lookup.
  * Produced by `auth/` only; everything after authentication reads this, never the token.
  */
-import type { TokenType } from '../api/context.js';
+import type { TokenType } from '../identity/caller.js';
 
 export type Audience = 'mcp' | 'api';
 

@@ -1,5 +1,5 @@
 /**
- * The Authenticator: turns `Authorization: Bearer <jwt>` into an `Identity` (SECURITY.md §1):
+ * The Authenticator: turns `Authorization: Bearer <jwt>` into an `Identity` (docs/security.md#identity-and-tokens):
  * signature against the Account's keys (ES256 only), `iss`, `aud`, `exp`/`nbf` (30 s
  * tolerance), the token's hygiene (`iat` not in the future, a bounded lifetime, one audience),
  * required claims, `jti` not revoked, subject and organization not deleted.
@@ -10,13 +10,13 @@ import { createHash } from 'node:crypto';
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { TokenType } from '../api/context.js';
+import type { TokenType } from '../identity/caller.js';
 import type { Audience, Authenticator, Identity } from './types.js';
 import { AccountUnavailableError, type KeyResolver } from './key-source.js';
 import { buildAuthError, buildUnavailableError, type ChallengeUrls, type TokenFailureReason } from './challenge.js';
 import type { RevocationList } from './revocation.js';
 import { Lru } from './lru.js';
-import { isWriteScope, parseScopes } from './scopes.js';
+import { isWriteScope, parseScopes } from '../identity/scopes.js';
 
 export const CLOCK_TOLERANCE_SECONDS = 30;
 /** Far above any real token (~1 KB) and below Node's 16 KB header limit. */
@@ -65,7 +65,7 @@ function readIdentity(payload: JWTPayload): Identity {
     && typeof jti === 'string' && jti !== '' && typeof exp === 'number';
   if (!valid) throw new TokenRejected('invalid_claims');
   let scopes = parseScopes(scope);
-  // SECURITY.md §1: the OAuth flow grants read scopes only, whatever the token claims.
+  // docs/security.md#identity-and-tokens: the OAuth flow grants read scopes only, whatever the token claims.
   if (tokenType === 'oauth') scopes = new Set([...scopes].filter((s) => !isWriteScope(s)));
   return { personId: sub, organizationId: org, scopes, tokenType: tokenType as TokenType, tokenId: jti, expiresAt: exp };
 }

@@ -5,7 +5,7 @@
  */
 import Router from '@koa/router';
 import type { JSONWebKeySet } from 'jose';
-import { ALL_SCOPES } from './scopes.js';
+import { ALL_SCOPES } from '../identity/scopes.js';
 
 export interface WellKnownOptions {
   readonly publicUrl: string;

@@ -7,7 +7,7 @@
  */
 import type { Caller } from '../api/context.js';
 import { ApiError } from '../api/errors.js';
-import { findReachableWorkspace, listReachableWorkspaces, resolveWorkspace } from '../auth/authorize.js';
+import { findReachableWorkspace, listReachableWorkspaces, resolveWorkspace } from '../api/authorize.js';
 import { INVALID_PARAMS, JsonRpcError } from '../mcp/json-rpc.js';
 import type { CompletionProvider, MethodContext } from '../mcp/methods/index.js';
 import type { ArgumentKind } from '../prompts/arguments.js';
@@ -16,7 +16,7 @@ import type { FinanceFeatureDeps } from '../resources/deps.js';
 import { FIXED_RESOURCES } from '../resources/fixed.js';
 import { canSeeFixed, listReachableTemplates } from '../resources/provider.js';
 import { readTemplateResource } from '../resources/uri.js';
-import { listMonths, listWeeks } from './calendar.js';
+import { listMonths, listWeeks } from '../prompts/calendar.js';
 import { matchAccountNames, matchRecordIds, type Matches } from './records.js';
 
 /** MCP: at most 100 values per completion result. */

@@ -1,7 +1,7 @@
 /**
- * Confirmation sentences for deleting an attachment and unlinking it from a payable,
- * receivable or transaction. The attachment's version is the one bound: linking, unlinking
- * and edits all bump it. Whether the delete is allowed (still linked) is the API's rule.
+ * The confirmation sentence for unlinking an attachment from a payable, receivable or
+ * transaction (`x-kobana-confirm: {describer: attachment-link}`). The attachment's version is
+ * the one bound: linking, unlinking and edits all bump it.
  */
 import type { Kysely } from 'kysely';
 import { notFound } from '../api/errors.js';
@@ -28,11 +28,6 @@ async function nameParent(db: Kysely<Database>, workspaceId: string, type: Paren
     .where('workspace_id', '=', workspaceId).where('id', '=', id).where('kind', '=', type).executeTakeFirst();
   return row ? `${type} ${quoteName(row.description)}` : `a ${type}`;
 }
-
-export const describeAttachmentDelete: DescribeTarget = async ({ db, workspaceId, input }) => {
-  const attachment = await findAttachment(db, workspaceId, readPathId(input));
-  return { version: attachment.version, message: `Delete attachment ${quoteName(attachment.name)}?` };
-};
 
 export const describeAttachmentUnlink: DescribeTarget = async ({ db, workspaceId, input }) => {
   const attachment = await findAttachment(db, workspaceId, readPathId(input));

@@ -11,7 +11,8 @@ import { formatBrl } from './brl.js';
 import { quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
 
 type TitleKind = 'payable' | 'receivable';
-type TitleAction = 'settle' | 'reopen' | 'cancel' | 'delete';
+export const TITLE_ACTIONS = ['settle', 'reopen', 'cancel', 'delete'] as const;
+export type TitleAction = (typeof TITLE_ACTIONS)[number];
 
 const VERBS: Readonly<Record<TitleAction, string>> = { settle: 'Settle', reopen: 'Reopen', cancel: 'Cancel', delete: 'Delete' };
 

@@ -1,34 +1,66 @@
 /**
- * Which describer answers each destructive operation (annotations.destructiveHint): deletes,
- * cancels and money moves. An operation missing here cannot be confirmed, so it never runs
+ * Which describer answers each destructive operation, read from the generated classification
+ * (`OperationRef.confirmation`, from the spec's `x-kobana-confirm`): a template rendered over
+ * the target record (read by the handler of the operation's own GET), or one of the named
+ * describers below for sentences that need joins. Built once at load: a spec naming an unknown
+ * describer fails start-up. An operation without one cannot be confirmed, so it never runs
  * through MCP (`describerFor` returns undefined and the call is refused).
  */
-import { describeAttachmentDelete, describeAttachmentUnlink } from './describe-attachments.js';
-import { buildNamedRecordDescriber, describeTransactionDelete } from './describe-records.js';
-import { buildTitleDescriber } from './describe-titles.js';
+import { handlers } from '../../generated/handlers.gen.js';
+import { routes } from '../../generated/registry.gen.js';
+import type { OperationHandler } from '../api/context.js';
+import { parseConfirmTemplate } from '../runtime/confirm-template.js';
+import type { ConfirmationSpec, OperationRef } from '../runtime/types.js';
+import { describeAttachmentUnlink } from './describe-attachments.js';
+import { describeTransactionDelete } from './describe-records.js';
+import { buildTitleDescriber, TITLE_ACTIONS, type TitleAction } from './describe-titles.js';
 import { describeTransfer } from './describe-transfers.js';
 import type { DescribeTarget } from './target.js';
+import { renderConfirmTemplate } from './template.js';
 
-const DESCRIBERS: Readonly<Record<string, DescribeTarget>> = {
-  'payables.settle': buildTitleDescriber('payable', 'settle'),
-  'payables.reopen': buildTitleDescriber('payable', 'reopen'),
-  'payables.cancel': buildTitleDescriber('payable', 'cancel'),
-  'payables.delete': buildTitleDescriber('payable', 'delete'),
-  'receivables.settle': buildTitleDescriber('receivable', 'settle'),
-  'receivables.reopen': buildTitleDescriber('receivable', 'reopen'),
-  'receivables.cancel': buildTitleDescriber('receivable', 'cancel'),
-  'receivables.delete': buildTitleDescriber('receivable', 'delete'),
-  'accounts.delete': buildNamedRecordDescriber('accounts', 'account', 'Account'),
-  'categories.delete': buildNamedRecordDescriber('categories', 'category', 'Category'),
-  'cost_centers.delete': buildNamedRecordDescriber('cost_centers', 'cost center', 'Cost center'),
-  'people.delete': buildNamedRecordDescriber('people', 'person', 'Person'),
-  'taxes.delete': buildNamedRecordDescriber('taxes', 'tax', 'Tax'),
-  'transactions.delete': describeTransactionDelete,
-  'attachments.delete': describeAttachmentDelete,
-  'attachments.unlink': describeAttachmentUnlink,
-  'transfers.create': describeTransfer,
+/** `x-kobana-confirm: {describer: <name>}`: sentences a template over one record cannot say. */
+const NAMED_DESCRIBERS: Readonly<Record<string, (operation: OperationRef) => DescribeTarget>> = {
+  /** payables/receivables settle, reopen, cancel, delete: record, counterparty, amount, account. */
+  title: (operation) => {
+    const resource = operation.operationId.slice(0, operation.operationId.indexOf('.'));
+    const action = operation.operationId.slice(operation.operationId.indexOf('.') + 1);
+    if ((resource !== 'payables' && resource !== 'receivables') || !(TITLE_ACTIONS as readonly string[]).includes(action)) {
+      throw new Error(`the title describer serves payables/receivables ${TITLE_ACTIONS.join('|')}, not ${operation.operationId}`);
+    }
+    return buildTitleDescriber(resource === 'payables' ? 'payable' : 'receivable', action as TitleAction);
+  },
+  /** A transaction's type, amount, party, account and date. */
+  transaction: () => describeTransactionDelete,
+  /** The attachment and the record it is unlinked from. */
+  'attachment-link': () => describeAttachmentUnlink,
+  /** A transfer has no target record: the amount and both accounts come from the arguments. */
+  transfer: () => describeTransfer,
 };
 
-export function describerFor(operationId: string): DescribeTarget | undefined {
-  return Object.hasOwn(DESCRIBERS, operationId) ? DESCRIBERS[operationId] : undefined;
+/** Reads the target with the handler of its GET operation (the API's own read: NOT_FOUND alike) and renders the template. */
+function buildTemplateDescriber(operationId: string, template: string, read: OperationHandler | undefined): DescribeTarget {
+  const segments = parseConfirmTemplate(template);
+  if (typeof segments === 'string' || read === undefined) throw new Error(`the confirmation of ${operationId} cannot be built`);
+  return async ({ db, workspaceId, input, caller }) => {
+    const output = await read({ caller, workspaceId, db, now: () => new Date() }, { path: input.path, query: {} });
+    const version = (output.body as { version?: unknown } | undefined)?.version;
+    return { version: typeof version === 'number' ? version : null, message: renderConfirmTemplate(segments, output.body) };
+  };
 }
+
+function buildDescriber(operation: OperationRef, spec: ConfirmationSpec): DescribeTarget {
+  if ('template' in spec) return buildTemplateDescriber(operation.operationId, spec.template, handlers[spec.target as keyof typeof handlers]);
+  const named = Object.hasOwn(NAMED_DESCRIBERS, spec.describer) ? NAMED_DESCRIBERS[spec.describer] : undefined;
+  if (named === undefined) throw new Error(`x-kobana-confirm of ${operation.operationId} names an unknown describer: ${spec.describer}`);
+  return named(operation);
+}
+
+const DESCRIBERS: ReadonlyMap<string, DescribeTarget> = new Map(routes.flatMap(({ operation }) =>
+  operation.confirmation === null ? [] : [[operation.operationId, buildDescriber(operation, operation.confirmation)] as const]));
+
+export function describerFor(operationId: string): DescribeTarget | undefined {
+  return DESCRIBERS.get(operationId);
+}
+
+/** The names a spec may give `x-kobana-confirm: {describer: …}`. */
+export const DESCRIBER_NAMES: readonly string[] = Object.keys(NAMED_DESCRIBERS);

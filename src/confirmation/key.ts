@@ -1,5 +1,5 @@
 /**
- * The 256-bit key that seals confirmation state (SECURITY.md §5). From `CONFIRMATION_KEY`
+ * The 256-bit key that seals confirmation state (docs/security.md#confirmation). From `CONFIRMATION_KEY`
  * (base64url) when set; otherwise generated once and reused after restarts — on PostgreSQL in
  * the `shared_secrets` table, so every replica seals with the same key, and embedded (SQLite)
  * into `${dataDir}/confirmation-key` (mode 0600). Sealing is state.ts's job.

@@ -1,5 +1,5 @@
 /**
- * Single use of a confirmation across replicas (SECURITY.md §5): the nonce is INSERTed into
+ * Single use of a confirmation across replicas (docs/security.md#confirmation): the nonce is INSERTed into
  * `confirmation_nonces` (primary key) inside the write's own transaction, so it is burnt only
  * when the write commits. A duplicate key means the state already ran → `confirmation_replayed`;
  * any other store failure means single use cannot be guaranteed → `confirmation_unavailable`.

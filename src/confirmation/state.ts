@@ -1,5 +1,5 @@
 /**
- * Seals and opens the `requestState` of a confirmation (SECURITY.md §5): JWE compact, `dir` +
+ * Seals and opens the `requestState` of a confirmation (docs/security.md#confirmation): JWE compact, `dir` +
  * A256GCM (encrypted and authenticated), binding tool, argument digest, person, organization,
  * workspace, target version, a 128-bit nonce and a 5-minute expiry. Whether the bound values
  * match the resend is checked by the caller; single use is nonce-store.ts's job.

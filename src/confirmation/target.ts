@@ -4,7 +4,7 @@
  * data, never markup: `quoteName` flattens them so a crafted name cannot forge or reorder the sentence.
  */
 import type { Kysely } from 'kysely';
-import type { OperationInput } from '../api/context.js';
+import type { Caller, OperationInput } from '../api/context.js';
 import { sanitizeDisplayText } from '../api/display-text.js';
 import type { Database } from '../store/schema.js';
 
@@ -15,6 +15,8 @@ export interface ConfirmationTarget {
 }
 
 export interface DescribeRequest {
+  /** The person asking; a template describer reads the target with the API's own handler as them. */
+  readonly caller: Caller;
   readonly db: Kysely<Database>;
   readonly workspaceId: string;
   readonly input: OperationInput;

@@ -1,6 +1,6 @@
 /**
  * The dispatcher's public surface: MCP reaches operations only through these functions
- * (ARCHITECTURE.md: `src/mcp` never imports `src/api` directly).
+ * (docs/architecture.md#layers-and-import-rules: `src/mcp` never imports `src/api` directly).
  */
 export { buildToolInput, isListTool, DEFAULT_LIST_LIMIT, type ToolInput } from './tool-input.js';
 export { compileArgumentValidators, type ArgumentValidator } from './tool-arguments.js';

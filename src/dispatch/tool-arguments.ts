@@ -1,24 +1,24 @@
 /**
- * Tool argument validation: one ajv (2020-12 + formats) validator per tool, compiled once at
- * start-up, and the mapping of failures to `VALIDATION_ERROR` issues. Does not decide *when*
- * validation runs relative to authorization — that order belongs to `tool-call.ts`.
+ * Tool argument validation: one validator per tool over its inputSchema, compiled once at
+ * start-up by the Finance API's one ajv (src/api/validation.ts), and the mapping of failures to
+ * `VALIDATION_ERROR` issues named after the tool's arguments. `execute` runs it in place of the
+ * route's schemas (`checkArguments`), after authorization: a tool call is validated once.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { boundedValidationError, createAjv, findExcessUnknownKeys, toIssues } from '../api/validation.js';
+import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues } from '../api/validation.js';
 import type { ApiError, ValidationIssue } from '../api/errors.js';
 import type { ToolDefinition } from '../runtime/types.js';
 
-/** Named list arguments that agents often misplace inside `filters` (seed: Errores). */
+/** Named list arguments that agents often misplace inside `filters` (docs/security.md#check-order-and-error-catalogue). */
 const NAMED_LIST_ARGUMENTS = ['limit', 'cursor', 'sort_by', 'fields'] as const;
 
 export type ArgumentValidator = (args: Readonly<Record<string, unknown>>) => ApiError | null;
 
 /** Compiles every tool's inputSchema once; a schema that fails to compile fails start-up. */
 export function compileArgumentValidators(tools: readonly ToolDefinition[]): ReadonlyMap<string, ArgumentValidator> {
-  const ajv = createAjv();
   const validators = new Map<string, ArgumentValidator>();
   for (const tool of tools) {
-    const validate = ajv.compile(tool.inputSchema as object);
+    const validate = compileSchema(tool.inputSchema);
     validators.set(tool.name, createArgumentValidator(validate, tool.inputSchema, hasFiltersArgument(tool)));
   }
   return validators;

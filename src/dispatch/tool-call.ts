@@ -1,12 +1,12 @@
 /**
  * Runs one `tools/call` in-process through `OperationService.execute` (channel `mcp` comes with
- * the caller), keeping the order of SECURITY.md §4: membership → scope → permission →
+ * the caller), keeping the order of docs/security.md#check-order-and-error-catalogue: membership → scope → permission →
  * workspace → arguments → Seguridad → budget → confirmation → endpoint. Knows nothing of
  * JSON-RPC or eras: confirmation is a callback the MCP layer supplies; results come back as data.
  */
 import { ApiError } from '../api/errors.js';
 import type { Caller, OperationOutput } from '../api/context.js';
-import type { ConfirmationProof, ExecuteHooks, OperationService, PreparedCall, WorkspaceHint } from '../api/service.js';
+import type { ConfirmationProof, ExecuteHooks, OperationService, PreparedCall } from '../api/service.js';
 import type { ToolDefinition } from '../runtime/types.js';
 import type { ArgumentValidator } from './tool-arguments.js';
 import { buildToolInput } from './tool-input.js';
@@ -56,23 +56,19 @@ export async function runToolCall(deps: ToolCallDeps, request: ToolCallRequest):
   let workspaceId: string | null = null;
   try {
     const { tool, caller } = request;
-    const invalid = request.validate(request.args);
-    const { input, workspaceArgument } = buildToolInput(tool, invalid ? {} : request.args);
-    const hint: WorkspaceHint = {
-      argument: workspaceArgument ?? readWorkspaceArgument(request.args),
-      connectionDefault: request.connectionWorkspaceId,
-    };
-    if (invalid) {
-      // Authorization codes win over argument errors (SECURITY.md §4 order).
-      workspaceId = await deps.operations.authorize({ operationId: tool.operation.operationId, caller, workspace: hint });
-      throw invalid;
-    }
+    // Built before validation so `execute` owns the order; it is only used once the arguments passed.
+    const { input, workspaceArgument } = buildToolInput(tool, request.args);
     const output = await deps.operations.execute({
       operationId: tool.operation.operationId,
       caller,
-      workspace: hint,
+      workspace: { argument: workspaceArgument ?? readWorkspaceArgument(request.args), connectionDefault: request.connectionWorkspaceId },
       input,
-      hooks: buildHooks(tool.annotations.destructiveHint ? request.confirm : undefined, (id) => { workspaceId = id; }),
+      // Authorization codes win over argument errors (docs/security.md#check-order-and-error-catalogue order): execute runs this after them.
+      checkArguments: () => {
+        const invalid = request.validate(request.args);
+        if (invalid) throw invalid;
+      },
+      hooks: buildHooks(tool.operation.destructive ? request.confirm : undefined, (id) => { workspaceId = id; }),
     });
     return { kind: 'output', output, workspaceId };
   } catch (error) {
@@ -85,14 +81,14 @@ export async function runToolCall(deps: ToolCallDeps, request: ToolCallRequest):
 /**
  * `execute` runs membership → scope → permission → workspace → arguments → Seguridad → budget,
  * then `beforeExecute`: the confirmation of a destructive tool is asked there, so it is only
- * asked for a call that passed every check (PROTOCOL.md §6), and asked again on the resend.
- * The proof it hands back is what `execute` checks and consumes; the annotation only decides
- * whether to ask (execute refuses a destructive MCP call without a proof either way).
+ * asked for a call that passed every check (docs/protocol.md#confirmation-of-destructive-tools), and asked again on the resend.
+ * The proof it hands back is what `execute` checks and consumes; it asks exactly when the
+ * generated classification says `destructive` — the very field `execute` enforces.
  */
 function buildHooks(confirm: ConfirmStep | undefined, recordWorkspace: (id: string | null) => void): ExecuteHooks {
   return {
+    authorized: recordWorkspace,
     beforeExecute: async (prepared) => {
-      recordWorkspace(prepared.workspaceId);
       if (confirm === undefined) return undefined;
       const decision = await confirm(prepared);
       if (decision.kind === 'input_required') throw new InputRequired(decision.result);

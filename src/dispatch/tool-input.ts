@@ -11,7 +11,7 @@ export const DEFAULT_LIST_LIMIT = 25;
 
 export interface ToolInput {
   readonly input: OperationInput;
-  /** The `workspace_id` argument, when given (SECURITY.md §3 step 1). */
+  /** The `workspace_id` argument, when given (docs/security.md#resolving-the-workspace step 1). */
   readonly workspaceArgument: string | undefined;
 }
 
@@ -72,7 +72,7 @@ export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<strin
         query[target.name] = value;
         break;
       case 'header':
-        // Idempotency-Key is the only header parameter of the API (PLAN: reusable component).
+        // Idempotency-Key is the only header parameter of the API (a reusable component of openapi/v1.yaml).
         if (target.name.toLowerCase() === 'idempotency-key') idempotencyKey = String(value);
         else query[target.name] = value;
         break;

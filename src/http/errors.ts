@@ -1,7 +1,7 @@
 /**
  * Transport rejections that happen before a JSON-RPC message or an API operation is reached
  * (401, 403, 405, 413, 429, 503). Rendered in exactly one place: the error middleware of the
- * surface that raised it (`/mcp` renders a JSON-RPC-shaped body where PROTOCOL.md says so).
+ * surface that raised it (`/mcp` renders a JSON-RPC-shaped body where docs/protocol.md says so).
  */
 export class HttpError extends Error {
   constructor(

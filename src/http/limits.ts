@@ -1,5 +1,5 @@
 /**
- * Every counter-based limit of SECURITY.md §6: the protocol limit per token subject, the
+ * Every counter-based limit of docs/security.md#limits: the protocol limit per token subject, the
  * failed-authentication limit per address, and the API budget per person per organization
  * (read and write, sliding window) that REST and MCP share through OperationService. Counters
  * live in Redis when `REDIS_URL` is set (all replicas share them), in memory otherwise. This

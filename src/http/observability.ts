@@ -13,7 +13,7 @@ import type { Metrics } from './metrics.js';
 
 /**
  * pino `redact.paths` for every logger of the process: credentials and argument/body values are
- * removed wherever a log call might carry them (SECURITY.md §7: never tokens, never argument values).
+ * removed wherever a log call might carry them (docs/security.md#what-is-recorded: never tokens, never argument values).
  */
 export const redactPaths: readonly string[] = [
   'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'req.headers.authorization',

@@ -27,7 +27,7 @@ export interface RestRouterDeps {
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
- * SECURITY.md §4 puts membership → scope → permission → workspace before arguments, so they run
+ * docs/security.md#check-order-and-error-catalogue puts membership → scope → permission → workspace before arguments, so they run
  * before the query is parsed or a byte of the body is read: a read-only token cannot make the
  * server buffer a 14 MB upload, and an inactive member learns nothing from a 400. The answers
  * are execute's own (same function); execute repeats them and stays the one authority.
@@ -53,14 +53,15 @@ function createRouteHandler(operations: OperationService, route: RouteDefinition
     await authorizeBeforeReading(ctx, operations, route, request);
     const input = await buildOperationInput(ctx, route);
     const output = await operations.execute({ ...request, input });
-    await renderOutput(ctx, output);
+    // The generated success status (the spec's first 2xx) is the answer's, whatever the handler set.
+    await renderOutput(ctx, { ...output, status: route.successStatus });
   };
 }
 
 export function createRestRouter({ operations, routes, auth, limits }: RestRouterDeps): Router {
   const router = new Router();
   const bearer = auth.bearer('api', limits);
-  // Per-token protocol limit (SECURITY.md §6), after authentication so the subject is known.
+  // Per-token protocol limit (docs/security.md#limits), after authentication so the subject is known.
   const limitProtocol: Koa.Middleware = async (ctx, next) => {
     const { identity } = ctx.state as AuthState;
     await limits.consumeProtocol(identity.personId, 'api');

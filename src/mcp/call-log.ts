@@ -1,5 +1,5 @@
 /**
- * One structured log line and the metrics of each `tools/call` (SECURITY.md §7): tool,
+ * One structured log line and the metrics of each `tools/call` (docs/security.md#what-is-recorded): tool,
  * workspace, person, token type, status, duration, request id, era. Never tokens, never
  * argument values.
  */

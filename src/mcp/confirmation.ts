@@ -1,5 +1,5 @@
 /**
- * The confirmation of destructive tools (PROTOCOL.md §6, SECURITY.md §5). Modern era with form
+ * The confirmation of destructive tools (docs/protocol.md#confirmation-of-destructive-tools, docs/security.md#confirmation). Modern era with form
  * elicitation: the first call answers `input_required` with a sealed `requestState`; the resend
  * is verified, and a `confirm: true` runs the tool with its nonce consumed in the write's own
  * transaction. Otherwise `confirmation_required`. Sealing, describing and the nonce store live
@@ -50,7 +50,7 @@ type Answer = 'missing' | 'confirmed' | 'declined' | 'cancelled';
 const CONFIRM_KEY = 'confirm';
 /**
  * The only maker of ConfirmationProofs, claimed once at load and never exported: `execute`
- * refuses a destructive MCP call without a proof from here (defence in depth, SECURITY.md §5).
+ * refuses a destructive MCP call without a proof from here (defence in depth, docs/security.md#confirmation).
  */
 const issueProof = claimConfirmationIssuer();
 /** Roughly one ask in fifty also deletes expired nonces of its workspace (no background timer). */
@@ -218,7 +218,7 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
           throw error;
         }
         if (claims.version !== null) {
-          const current = await describe({ db: trx, workspaceId: use.workspaceId, input: prepared.input });
+          const current = await describe({ db: trx, workspaceId: use.workspaceId, input: prepared.input, caller: prepared.caller });
           if (current.version !== claims.version) {
             count('conflict');
             throw new ApiError('CONFLICT', 'The record changed after the confirmation was asked; nothing was changed. Call the tool again to confirm the current record.');
@@ -245,7 +245,7 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
         count('invalid_state');
         throw invalidState();
       }
-      return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input }));
+      return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input, caller: prepared.caller }));
     }
     const claims = await openBoundState(request, workspaceId, token);
     let answer: Answer;
@@ -255,7 +255,7 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
       count('invalid_state');
       throw error;
     }
-    if (answer === 'missing') return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input }));
+    if (answer === 'missing') return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input, caller: prepared.caller }));
     const use: NonceUse = { nonce: claims.nonce, workspaceId, personId: claims.personId, tool: claims.tool, expiresAt: claims.expiresAt };
     if (answer !== 'confirmed') return refuse(use, answer);
     return proceed(request, describe, claims, use);

@@ -1,5 +1,5 @@
 /**
- * Decides the era of one request from its body, then verifies the headers (PROTOCOL.md §2–3):
+ * Decides the era of one request from its body, then verifies the headers (docs/protocol.md#choosing-the-era):
  * the `_meta` envelope selects the modern era; otherwise the 2025 era with the version of the
  * `MCP-Protocol-Version` header (absent → 2025-03-26). Throws `JsonRpcError`s with HTTP 400.
  */
@@ -39,7 +39,7 @@ export function decideEra(request: EraRequest, read: HeaderReader): Era {
   const header = read('mcp-protocol-version');
   const headerVersion = header === undefined ? undefined : decodeHeaderValue(header) ?? header;
   if (headerVersion === MODERN_VERSION) {
-    // PROTOCOL.md §2 rule 2: the client asked for stateless semantics; never fall back silently.
+    // docs/protocol.md#choosing-the-era rule 2: the client asked for stateless semantics; never fall back silently.
     throw new JsonRpcError(INVALID_PARAMS, `MCP-Protocol-Version ${MODERN_VERSION} requires params._meta["${META_PROTOCOL_VERSION}"]`, 400);
   }
   if (request.method === 'initialize') return { modern: false, version: negotiateLegacyVersion(request.params) };
@@ -59,7 +59,7 @@ function decideModernEra(request: EraRequest, meta: Record<string, unknown>, rea
   if (typeof version !== 'string') {
     throw new JsonRpcError(INVALID_PARAMS, `params._meta["${META_PROTOCOL_VERSION}"] must be a string`, 400);
   }
-  // Headers are compared with the body before support is checked (PROTOCOL.md §2 rule 4).
+  // Headers are compared with the body before support is checked (docs/protocol.md#choosing-the-era rule 4).
   assertHeaderEquals(read, 'MCP-Protocol-Version', version);
   // The envelope belongs to the stateless revisions; a 2025 version inside it is not one we speak there.
   if (version !== MODERN_VERSION || !isSupportedVersion(version)) throw unsupportedVersion(version);

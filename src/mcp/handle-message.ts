@@ -105,7 +105,7 @@ async function dispatchRequest(
       logDatabaseUnavailable(log, error);
       throw databaseUnavailableRejection(id);
     }
-    // No stack, no internals on the wire (PROTOCOL.md §5); the cause goes to the log.
+    // No stack, no internals on the wire (docs/protocol.md#tools); the cause goes to the log.
     log.error({ err: error, method }, 'mcp: method failed');
     throw new JsonRpcError(INTERNAL_ERROR, 'Internal error');
   }

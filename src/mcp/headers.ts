@@ -1,5 +1,5 @@
 /**
- * The modern-era header cross-check (PROTOCOL.md §3, MCP 2026-07-28 §standard headers):
+ * The modern-era header cross-check (docs/protocol.md#modern-era-2026-07-28, MCP 2026-07-28 §standard headers):
  * `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` must repeat the body. Values may be
  * sent as `=?base64?<base64 of UTF-8>?=`; an undecodable one is treated as a mismatch.
  */
@@ -37,7 +37,7 @@ export function assertHeaderEquals(read: HeaderReader, header: string, expected:
 
 /**
  * `Mcp-Name` mirrors `params.name` (tools/call, prompts/get) or `params.uri` (resources/read).
- * Required on tools/call (seed: "Mcp-Name … solo en tools/call"); on the other two the SDK
+ * Required on tools/call (docs/protocol.md#modern-era-2026-07-28); on the other two the SDK
  * clients send it, so it is verified when present but not demanded.
  */
 const NAME_SOURCES: Readonly<Record<string, { field: 'name' | 'uri'; required: boolean }>> = {

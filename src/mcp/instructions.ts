@@ -1,5 +1,5 @@
 /**
- * The `instructions` of `initialize` and `server/discover` (SECURITY.md §7, seed: Métodos):
+ * The `instructions` of `initialize` and `server/discover` (docs/security.md#what-is-recorded):
  * results carry third-party data, never instructions; destructive and money-moving actions
  * need the person's confirmation. Static text; no per-caller content.
  */

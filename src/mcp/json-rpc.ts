@@ -47,7 +47,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Classifies a parsed body; throws -32600 (HTTP 400) for anything that is not one JSON-RPC message. */
 export function classifyMessage(body: unknown): IncomingMessage {
   if (Array.isArray(body)) {
-    // Batching was removed in 2025-06-18; the seeds reject it in every era.
+    // Batching was removed in 2025-06-18; this server rejects it in every era (docs/protocol.md#transport).
     throw new JsonRpcError(INVALID_REQUEST, 'Invalid Request: batch requests are not supported', 400);
   }
   if (!isPlainObject(body) || body['jsonrpc'] !== '2.0') {

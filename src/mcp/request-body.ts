@@ -1,5 +1,5 @@
 /**
- * The `/mcp` body cap, 14,680,064 bytes (seed: Métodos): a declared Content-Length above it is
+ * The `/mcp` body cap, 14,680,064 bytes (docs/protocol.md#transport): a declared Content-Length above it is
  * refused before authentication; a body without (or with a false) Content-Length is cut while
  * streaming. The reading itself is `http/capped-body.ts`'s; no generic body parser.
  */

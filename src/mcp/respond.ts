@@ -1,7 +1,7 @@
 /**
  * Writing `/mcp` responses: the headers every response carries (`Cache-Control: no-store`,
  * `MCP-Protocol-Version`), JSON-RPC bodies, 202 acknowledgements, and the era shaping of
- * results (`resultType`, `ttlMs`/`cacheScope`, `_meta` serverInfo — PROTOCOL.md §3).
+ * results (`resultType`, `ttlMs`/`cacheScope`, `_meta` serverInfo — docs/protocol.md#modern-era-2026-07-28).
  */
 import type Koa from 'koa';
 import { serviceUnavailable } from '../dispatch/index.js';
@@ -49,7 +49,7 @@ export function sendAccepted(ctx: Koa.Context): void {
 /** Seed (Encabezados de la solicitud): `Content-Type: application/json` is required. */
 export const UNSUPPORTED_MEDIA_TYPE = new JsonRpcError(INVALID_REQUEST, 'Content-Type must be application/json', 415);
 
-/** The exact 413 body of PROTOCOL.md §1. */
+/** The exact 413 body of docs/protocol.md#transport. */
 export const BODY_TOO_LARGE = new JsonRpcError(INVALID_REQUEST, `Request body too large (limit ${BODY_LIMIT_BYTES} bytes)`, 413);
 
 /**

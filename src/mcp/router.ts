@@ -1,5 +1,5 @@
 /**
- * The `/mcp` endpoint: stateless Streamable HTTP, JSON only (PROTOCOL.md §1). A route of named
+ * The `/mcp` endpoint: stateless Streamable HTTP, JSON only (docs/protocol.md#transport). A route of named
  * middleware in the order the contract fixes — method → Origin → declared size → bearer →
  * protocol limit → body (cap) → JSON-RPC → era → method table. Token checks belong to `auth/`,
  * counters to `http/limits`, operations to `src/dispatch`.
@@ -122,7 +122,7 @@ function rejectForeignOrigin(allowlist: readonly string[]): Koa.Middleware {
   };
 }
 
-/** A declared Content-Length above the cap is refused before authentication (seed: Métodos). */
+/** A declared Content-Length above the cap is refused before authentication (docs/protocol.md#transport). */
 async function rejectDeclaredOversize(ctx: Koa.Context, next: Koa.Next): Promise<void> {
   if (declaresOversizedBody(ctx.req)) {
     // Nothing of an unauthenticated oversized body is read; the connection ends with the 413.

@@ -1,5 +1,5 @@
 /**
- * Maps a dispatched call to its `tools/call` result (PROTOCOL.md §5): the endpoint's JSON as
+ * Maps a dispatched call to its `tools/call` result (docs/protocol.md#tools): the endpoint's JSON as
  * one text block, files as metadata only, and every ApiError as `isError: true` with the API
  * envelope. The one place MCP renders operation outcomes.
  */
@@ -10,7 +10,7 @@ export interface ToolResult {
   readonly isError?: true;
 }
 
-/** Files are never inlined (seed: Archivos): the download goes through the API with an API token. */
+/** Files are never inlined (docs/domain.md#attachments): the download goes through the API with an API token. */
 function describeFile(file: FileOutput): Record<string, unknown> {
   return {
     content_type: file.contentType,

@@ -1,5 +1,5 @@
 /**
- * The protocol revisions this server speaks and the identity it reports (PROTOCOL.md §2–4).
+ * The protocol revisions this server speaks and the identity it reports (docs/protocol.md).
  * Pure data; the per-request era decision lives in `era.ts`.
  */
 import { readFileSync } from 'node:fs';

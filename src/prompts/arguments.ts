@@ -8,10 +8,10 @@
 import type { Kysely } from 'kysely';
 import type { Caller } from '../api/context.js';
 import { sanitizeDisplayText } from '../api/display-text.js';
-import { findReachableWorkspace, listReachableWorkspaces } from '../auth/authorize.js';
+import { findReachableWorkspace, listReachableWorkspaces } from '../api/authorize.js';
 import { INVALID_PARAMS, JsonRpcError } from '../mcp/json-rpc.js';
 import type { Database } from '../store/schema.js';
-import { DATE_PATTERN, readMonthRange, readWeekRange } from '../completions/calendar.js';
+import { DATE_PATTERN, readMonthRange, readWeekRange } from './calendar.js';
 
 export type ArgumentKind = 'workspace' | 'account' | 'month' | 'week' | 'period' | 'days';
 
@@ -80,7 +80,7 @@ const KIND_FORMATS: Readonly<Record<Exclude<ArgumentKind, 'workspace'>, string>>
 async function resolveWorkspaceArgument(db: Kysely<Database>, caller: Caller, value: string): Promise<ResolvedWorkspace> {
   const reachable = await listReachableWorkspaces(db, caller);
   const found = findReachableWorkspace(reachable, value);
-  // Same answer for "does not exist" and "not yours" (SECURITY.md §4: never tell which).
+  // Same answer for "does not exist" and "not yours" (docs/security.md#check-order-and-error-catalogue: never tell which).
   if (found === undefined) throw createInvalidParams('Argument workspace does not name a workspace this person reaches; complete it or call finance_workspaces_list.');
   return found;
 }

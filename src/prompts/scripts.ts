@@ -4,7 +4,7 @@
  * turn (go-ahead and the rules). Tools the caller cannot run are left out of the plan, so a
  * script never tells the agent to call something `tools/list` does not offer.
  */
-import { addDays, formatDate, formatIsoWeek, readMonthRange, readWeekRange, startOfUtcDay } from '../completions/calendar.js';
+import { addDays, formatDate, formatIsoWeek, readMonthRange, readWeekRange, startOfUtcDay } from './calendar.js';
 import { quoteValue, readPeriod, type ResolvedArguments } from './arguments.js';
 
 export interface PromptMessage {

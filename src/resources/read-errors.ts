@@ -1,6 +1,6 @@
 /**
  * How an `ApiError` of a resource read becomes a JSON-RPC outcome. Not found and another
- * workspace's record look the same (SECURITY.md §4: never tell which) and are left to the mcp
+ * workspace's record look the same (docs/security.md#check-order-and-error-catalogue: never tell which) and are left to the mcp
  * layer's era-specific not-found error; everything else the caller can act on is -32602 with
  * the API's envelope in `data`, so the agent sees the same code a tool would have returned.
  */

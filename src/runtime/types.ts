@@ -25,7 +25,27 @@ export interface OperationRef {
   readonly movesMoney: boolean;
   /** `x-kobana-workspace` (default true): the operation runs inside one workspace. */
   readonly workspaceScoped: boolean;
+  /**
+   * The classification, decided once by the generator (codegen/classify.ts): an explicit
+   * `x-mcp.annotations` hint wins over the rule (read-only = GET; destructive = DELETE, `cancel`
+   * or money-moving; idempotent = not POST). The tool annotations are rendered from these fields
+   * and `execute` asks `destructive` before a call on the `mcp` channel runs.
+   */
+  readonly readOnly: boolean;
+  readonly destructive: boolean;
+  readonly idempotent: boolean;
+  /** How the person is asked to confirm a destructive call (`x-kobana-confirm`); null when not destructive. */
+  readonly confirmation: ConfirmationSpec | null;
 }
+
+/**
+ * The confirmation sentence of a destructive operation. `template` is rendered over the target
+ * record, the body `target` (the GET operation reading it) returns: `{field}`, `{a|b}`,
+ * `{field:brl}`. `describer` names a describer in src/confirmation for sentences needing joins.
+ */
+export type ConfirmationSpec =
+  | { readonly template: string; readonly target: string }
+  | { readonly describer: string };
 
 /** A list operation's query vocabulary (from its reusable list parameters). */
 export interface ListSpec {

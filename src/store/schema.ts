@@ -7,7 +7,7 @@
  * docs/data-model.md) are left out on purpose: the application never reads or writes them.
  */
 
-/** Columns every finance record carries (DOMAIN.md "Every record carries …"). */
+/** Columns every finance record carries (docs/domain.md#conventions). */
 export interface AuditColumns {
   created_at: string;
   updated_at: string;

@@ -101,7 +101,7 @@ describe('cross-workspace isolation of every operation (Matriz caller, Filial id
         check(leaked.length === 0, `${op.operationId}: Matriz list shows ${leaked.length} Filial ids`);
         for (const filter of Object.keys(route.list.filters).filter((name) => name.endsWith('_id'))) {
           const value = (await pickFilialValue(api, filialRequest.path, filter, filialIds)) ?? [...filialIds][0];
-          const filtered = await callMatriz({ method: 'GET', path: `${filialRequest.path}&${filter}=${value}` });
+          const filtered = await callMatriz({ method: 'GET', params: {}, path: `${filialRequest.path}&${filter}=${value}` });
           check(filtered.status === 200 && filtered.body.data.length === 0, `${op.operationId}: ${filter}=<Filial id> answered ${filtered.status} with ${filtered.body?.data?.length} rows`);
         }
         ran(route, 'list');

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { routes } from '../../generated/registry.gen.js';
 import type { RouteDefinition } from '../../src/runtime/types.js';
 import { DEMO } from '../helpers/index.js';
+import { DEMO_MEMBERS } from '../../src/seed/identity.js';
 import { startRestApp, type RestApp } from './support/rest-app.js';
 import { REQUESTS, createTaker, takeRandom, type CoverageRequest, type Take } from './support/coverage-requests.js';
 import { snapshotWorkspace } from './support/coverage-isolation.js';
@@ -31,9 +32,10 @@ function insufficientScope(route: RouteDefinition): string {
   return route.operation.operationId.startsWith('workspaces.') ? 'finance.payables' : 'finance.workspaces';
 }
 
-/** Bruno holds payables.view and receivables.view in Matriz only: any other permission is refused there. */
+/** Bruno's panel permissions (the seed's), in Matriz only: any other permission is refused there. */
+const BRUNO_PERMISSIONS: readonly string[] = DEMO_MEMBERS.find((member) => member.email === DEMO.emails.bruno)?.permissions ?? [];
 function brunoIsRefusedPermission(route: RouteDefinition): boolean {
-  return !['payables.view', 'receivables.view'].includes(route.operation.permission);
+  return !BRUNO_PERMISSIONS.includes(route.operation.permission);
 }
 
 // Response JSON is checked field by field in the tests.

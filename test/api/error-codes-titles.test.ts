@@ -22,7 +22,7 @@ describe('title error codes not covered elsewhere (REST)', () => {
 
   for (const resource of ['payables', 'receivables'] as const) {
     it(`POST /v1/${resource}/{id}/reopen answers 409 CONFLICT for an Idempotency-Key reused on another ${resource.slice(0, -1)}, which stays paid`, async () => {
-      const kind = resource === 'payables' ? 'paidPayable' : 'paidReceivable';
+      const kind = `${resource}+settle`;
       const first = (await take(kind)).id;
       const second = (await take(kind)).id;
       const headers = { 'idempotency-key': `reopen-${randomUUID()}` };

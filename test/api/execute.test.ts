@@ -4,7 +4,7 @@ import { ApiError } from '../../src/api/errors.js';
 import { createOperationService } from '../../src/api/execute.js';
 import { deriveAction } from '../../src/api/seguridad.js';
 import type { ApiBudget } from '../../src/api/service.js';
-import { handlers } from '../../src/api/operations/index.js';
+import { handlers } from '../../generated/handlers.gen.js';
 import type { RouteDefinition } from '../../src/runtime/types.js';
 import { DEMO, openTestDatabase, type TestDatabase } from '../helpers/index.js';
 import { loadPlannedRoutes } from './support/rest-app.js';

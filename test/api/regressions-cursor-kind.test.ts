@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type { Caller, ListQuery, OperationInput } from '../../src/api/context.js';
 import { ApiError } from '../../src/api/errors.js';
 import { listRecords, type ListAwareContext, type ListDefinition } from '../../src/api/list.js';
-import { handlers } from '../../src/api/operations/index.js';
+import { handlers } from '../../generated/handlers.gen.js';
 import { routes } from '../../generated/registry.gen.js';
 import type { ListSpec } from '../../src/runtime/types.js';
 import { DEMO, openTestDatabase, type TestDatabase } from '../helpers/index.js';

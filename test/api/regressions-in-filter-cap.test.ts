@@ -10,7 +10,7 @@ import type { Caller, ListQuery } from '../../src/api/context.js';
 import { ApiError } from '../../src/api/errors.js';
 import { listRecords, MAX_IN_VALUES, type AnySelect, type CustomFilter, type ListDefinition } from '../../src/api/list.js';
 import type { ListAwareContext } from '../../src/api/list.js';
-import { handlers } from '../../src/api/operations/index.js';
+import { handlers } from '../../generated/handlers.gen.js';
 import { routes, tools } from '../../generated/registry.gen.js';
 import { MAX_IN_FILTER_VALUES, planFilterSchema } from '../../codegen/input-schema.js';
 import type { ListSpec } from '../../src/runtime/types.js';

@@ -16,7 +16,7 @@ import type { Context } from 'mocha';
 import { decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { loadDatabaseAccountKey } from '../../src/auth/account-key.js';
 import { loadConfirmationKey } from '../../src/confirmation/key.js';
-import { seedDemoData } from '../../src/store/seed/index.js';
+import { seedDemoData } from '../../src/seed/index.js';
 import { createTestSchema, openTestDatabase, startTestApp, DEMO, type TestApp, type TestSchema } from '../helpers/index.js';
 import { startProbe } from './bearer-probe.js';
 

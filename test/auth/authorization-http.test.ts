@@ -1,5 +1,5 @@
 /**
- * The authorization catalogue (SECURITY.md §4: insufficient_scope, insufficient_permission,
+ * The authorization catalogue (docs/security.md#check-order-and-error-catalogue: insufficient_scope, insufficient_permission,
  * workspace_access_denied, membership_inactive, workspace_required) and the 401/403 of the HTTP
  * layer, with real signed tokens over real HTTP through the real /v1 and /mcp surfaces.
  */
@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, DEMO, type TestApp } from '../helpers/index.js';
-import { READ_SCOPES } from '../../src/auth/scopes.js';
+import { READ_SCOPES } from '../../src/identity/scopes.js';
 
 interface Answer { status: number; headers: Headers; body: any } // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON under test
 

@@ -3,22 +3,23 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../src/api/errors.js';
 import type { Caller } from '../../src/api/context.js';
 import type { OperationRef } from '../../src/runtime/types.js';
-import { assertMembership, assertPermission, assertScope, canReach, resolveWorkspace } from '../../src/auth/authorize.js';
+import { assertMembership, assertPermission, assertScope, canReach, resolveWorkspace } from '../../src/api/authorize.js';
 import { loadCaller } from '../../src/auth/caller.js';
-import { parseScopes } from '../../src/auth/scopes.js';
+import { parseScopes } from '../../src/identity/scopes.js';
 import { openTestDatabase, DEMO, type TestDatabase } from '../helpers/index.js';
 
 const LIST_PAYABLES: OperationRef = {
   operationId: 'payables.list', method: 'GET', path: '/v1/payables', scopes: ['finance.payables'],
-  permission: 'payables.view', movesMoney: false, workspaceScoped: true,
+  permission: 'payables.view', movesMoney: false, workspaceScoped: true, readOnly: true, destructive: false, idempotent: true, confirmation: null,
 };
 const SETTLE_PAYABLE: OperationRef = {
   operationId: 'payables.settle', method: 'POST', path: '/v1/payables/{id}/settle',
   scopes: ['finance.payables.write', 'finance.money.write'], permission: 'payables.settle', movesMoney: true, workspaceScoped: true,
+  readOnly: false, destructive: true, idempotent: false, confirmation: { describer: 'title' },
 };
 const LIST_ACCOUNTS: OperationRef = {
   operationId: 'accounts.list', method: 'GET', path: '/v1/accounts', scopes: ['finance.accounts'],
-  permission: 'accounts.view', movesMoney: false, workspaceScoped: true,
+  permission: 'accounts.view', movesMoney: false, workspaceScoped: true, readOnly: true, destructive: false, idempotent: true, confirmation: null,
 };
 
 function expectApiError(fn: () => unknown, code: string, details?: Record<string, unknown>): void {

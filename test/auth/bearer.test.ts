@@ -5,7 +5,7 @@ import { SignJWT, generateKeyPair } from 'jose';
 import { startTestApp, DEMO, type TestApp } from '../helpers/index.js';
 import { buildDefaultClaims, craftToken, craftUnsignedToken, loadTestAppKey, readJti } from '../helpers/tokens.js';
 import type { AccountKey } from '../../src/auth/account-key.js';
-import { READ_SCOPES } from '../../src/auth/scopes.js';
+import { READ_SCOPES } from '../../src/identity/scopes.js';
 import { startProbe, type Probe } from './bearer-probe.js';
 import { createLimits, type Limits } from '../../src/http/limits.js';
 

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { createAuth, type AuthLimits, type AuthModule } from '../../src/auth/index.js';
 import { createMetrics, type Metrics } from '../../src/http/metrics.js';
-import { READ_SCOPES } from '../../src/auth/scopes.js';
+import { READ_SCOPES } from '../../src/identity/scopes.js';
 import { buildTestConfig, openTestDatabase, startTestApp, DEMO, type TestDatabase } from '../helpers/index.js';
 import { craftToken } from '../helpers/tokens.js';
 import { startProbe, type Probe } from './bearer-probe.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { findMissingScopes, grantsScope, isExplicitOnlyScope, parseScopes, ALL_SCOPES, READ_SCOPES } from '../../src/auth/scopes.js';
+import { findMissingScopes, grantsScope, isExplicitOnlyScope, parseScopes, ALL_SCOPES, READ_SCOPES } from '../../src/identity/scopes.js';
 
 describe('grantsScope(granted, required)', () => {
   const table: { given: string; required: string; want: boolean }[] = [

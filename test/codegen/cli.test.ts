@@ -3,7 +3,7 @@
  * output, `--check` reports changed/missing/extra files, and errors are one line naming file and pointer.
  */
 import { expect } from 'chai';
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { makeTempDir, MINI_SPEC, readYaml, runCli as runCliChecked, writeSpec } from './support.js';
@@ -121,6 +121,69 @@ describe('codegen/cli.ts (npm run generate)', function () {
     } finally {
       server.close();
     }
+  });
+
+  it('rewrites only the edited operation\'s tool module and the registry (the hash is in the registry only)', () => {
+    const doc = readYaml(MINI_SPEC);
+    doc.paths['/v1/payables/{id}'].get.description = 'Reads one payable (edited).';
+    // The same spec file edited in place: the headers name the spec's path.
+    const original = readFileSync(specFile, 'utf8');
+    writeSpec(dir, path.basename(specFile), doc);
+    let check: ReturnType<typeof runCli>;
+    try {
+      check = runCli(['--spec', specFile, '--out', out, '--check']);
+    } finally {
+      writeFileSync(specFile, original);
+    }
+    expect(check.status).to.equal(1);
+    const problems = check.stderr.split('\n').map((line) => line.trim()).filter((line) => /^(changed|missing|extra): /.test(line));
+    // A description is not part of the route: the route table stays as it was too.
+    expect(problems).to.deep.equal(['changed: registry.gen.ts', 'changed: tools/finance_payables_get.gen.ts']);
+    expect(readFileSync(path.join(out, 'tools/finance_payables_list.gen.ts'), 'utf8').split('\n')[0]).to.not.match(/sha256/);
+  });
+
+  describe('--handlers: every operation has a handler and every handler an operation', () => {
+    let handlersDir: string;
+    const operationIds = () => (readYaml(MINI_SPEC).paths as Record<string, Record<string, { operationId?: string }>>);
+    const allIds = (): string[] => Object.values(operationIds()).flatMap((item) => Object.values(item).map((op) => op?.operationId).filter((id): id is string => typeof id === 'string'));
+    /** One handler module per resource, as src/api/operations holds them (plain maps: defineOperations only adds types). */
+    const writeModules = (ids: readonly string[]): void => {
+      rmSync(handlersDir, { recursive: true, force: true });
+      mkdirSync(handlersDir, { recursive: true });
+      const byModule = new Map<string, string[]>();
+      for (const id of ids) byModule.set(id.split('.')[0]!.replace(/_/g, '-'), [...(byModule.get(id.split('.')[0]!.replace(/_/g, '-')) ?? []), id]);
+      for (const [name, moduleIds] of byModule) {
+        writeFileSync(path.join(handlersDir, `${name}.ts`), `export const handlers = {\n${moduleIds.map((id) => `  '${id}': async () => ({ status: 200 }),`).join('\n')}\n};\n`);
+      }
+    };
+    before(() => { handlersDir = path.join(dir, 'handlers'); });
+
+    it('lists every module of the folder in handlers.gen.ts, with no hand-kept index', () => {
+      writeModules(allIds());
+      const handlersOut = path.join(dir, 'handlers-out');
+      const run = runCli(['--spec', specFile, '--out', handlersOut, '--handlers', handlersDir]);
+      expect(run.status, run.stderr).to.equal(0);
+      const table = readFileSync(path.join(handlersOut, 'handlers.gen.ts'), 'utf8');
+      expect(table).to.include('import { handlers as handlers_payables } from "../handlers/payables.js"');
+      expect(table).to.include('import { handlers as handlers_security_settings } from "../handlers/security-settings.js"');
+      expect(runCli(['--spec', specFile, '--out', handlersOut, '--handlers', handlersDir, '--check']).status).to.equal(0);
+    });
+
+    it('fails an operation without a handler, naming its operationId and pointer', () => {
+      writeModules(allIds().filter((id) => id !== 'payables.cancel'));
+      const run = runCli(['--spec', specFile, '--out', path.join(dir, 'never'), '--handlers', handlersDir, '--check']);
+      expect(run.status).to.equal(1);
+      expect(run.stderr).to.match(/^error: .*spec\.yaml#\/paths\/~1v1~1payables~1\{id\}~1cancel\/post: operation payables\.cancel has no handler/m);
+      expect(run.stderr).to.not.match(/\n\s+at /);
+    });
+
+    it('fails a handler without an operation, naming the handler and its module', () => {
+      writeModules([...allIds(), 'payables.summary']);
+      const run = runCli(['--spec', specFile, '--out', path.join(dir, 'never'), '--handlers', handlersDir]);
+      expect(run.status).to.equal(1);
+      expect(run.stderr).to.match(/^error: .*handlers\/payables\.ts: handler payables\.summary has no operation in /m);
+      expect(existsSync(path.join(dir, 'never'))).to.equal(false);
+    });
   });
 
   it('rejects unknown options', () => {

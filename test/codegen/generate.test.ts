@@ -96,6 +96,9 @@ describe('generate() on the Kobana fixture spec', function () {
     expect(settle.operation).to.deep.equal({
       operationId: 'payables.settle', method: 'POST', path: '/v1/payables/{id}/settle',
       scopes: ['finance.payables.write', 'finance.money.write'], permission: 'payables.settle', movesMoney: true, workspaceScoped: true,
+      readOnly: false, destructive: true, idempotent: false,
+      // No x-kobana-confirm: the generic sentence over the record its own GET returns.
+      confirmation: { template: 'Settle a payable {name|description|title|file_name|id}?', target: 'payables.get' },
     });
     expect(result.plan.routes.find((r) => r.operation.operationId === 'payables.settle')?.koaPath).to.equal('/v1/payables/:id/settle');
   });
@@ -118,6 +121,32 @@ describe('generate() on the Kobana fixture spec', function () {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('classifies once: the annotations are the OperationRef fields execute enforces, and an explicit hint moves both', async () => {
+    for (const tool of result.plan.tools) {
+      const { readOnly, destructive, idempotent } = tool.operation;
+      expect([tool.annotations.readOnlyHint, tool.annotations.destructiveHint, tool.annotations.idempotentHint], tool.name).to.deep.equal([readOnly, destructive, idempotent]);
+    }
+    const dir = makeTempDir();
+    try {
+      const doc = readYaml(MINI_SPEC);
+      doc.paths['/v1/payables/{id}'].patch['x-mcp'] = { annotations: { destructiveHint: true } };
+      const marked = await generate(writeSpec(dir, 'marked.yaml', doc), { typeCheck: false });
+      const update = toolOf(marked.plan.tools, 'finance_payables_update');
+      expect([update.operation.destructive, update.annotations.destructiveHint]).to.deep.equal([true, true]);
+      expect(marked.plan.routes.find((r) => r.operation.operationId === 'payables.update')?.operation.destructive).to.equal(true);
+      expect(update.operation.confirmation).to.deep.equal({ template: 'Update a payable {name|description|title|file_name|id}?', target: 'payables.get' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads x-kobana-confirm: a template over the target its GET reads, or a named describer', () => {
+    const ref = (id: string) => result.plan.routes.find((r) => r.operation.operationId === id)?.operation;
+    expect(ref('payables.delete')?.confirmation).to.deep.equal({ template: 'Delete a payable {name|description|title|file_name|id}?', target: 'payables.get' });
+    expect(ref('transfers.create')?.confirmation).to.deep.equal({ describer: 'transfer' });
+    expect(ref('payables.get')?.confirmation).to.equal(null);
   });
 
   it('emits one resource template per GET /v1/<resource>/{id}', () => {
@@ -256,6 +285,23 @@ describe('generate() on bad specs', function () {
   it('fails a Kobana operation without x-kobana-permission', async () => {
     const file = variant('noperm.yaml', (doc) => { delete doc.paths['/v1/payables'].get['x-kobana-permission']; });
     await expectCodegenError(file, 'MISSING_EXTENSION', '#/paths/~1v1~1payables/get');
+  });
+
+  it('fails a destructive operation that has no confirmation sentence, naming it', async () => {
+    const file = variant('noconfirm.yaml', (doc) => { delete doc.paths['/v1/transfers'].post['x-kobana-confirm']; });
+    await expectCodegenError(file, 'MISSING_EXTENSION', '#/paths/~1v1~1transfers/post', /destructive operation transfers\.create has no confirmation sentence/);
+  });
+
+  it('fails a malformed x-kobana-confirm template, or one on an operation that is not destructive', async () => {
+    const broken = variant('badtemplate.yaml', (doc) => { doc.paths['/v1/payables/{id}'].delete['x-kobana-confirm'] = 'Delete {description?'; });
+    await expectCodegenError(broken, 'INVALID_EXTENSION', '#/paths/~1v1~1payables~1{id}/delete/x-kobana-confirm', /without its "}"/);
+    const misplaced = variant('readconfirm.yaml', (doc) => { doc.paths['/v1/payables/{id}'].get['x-kobana-confirm'] = 'Read {description}?'; });
+    await expectCodegenError(misplaced, 'INVALID_EXTENSION', '#/paths/~1v1~1payables~1{id}/get/x-kobana-confirm', /payables\.get is not one/);
+  });
+
+  it('refuses destructiveHint false on an operation that moves money', async () => {
+    const file = variant('moneysafe.yaml', (doc) => { doc.paths['/v1/transfers'].post['x-mcp'] = { annotations: { destructiveHint: false } }; });
+    await expectCodegenError(file, 'INVALID_EXTENSION', '#/paths/~1v1~1transfers/post/x-mcp/annotations/destructiveHint', /moves money is always destructive/);
   });
 
   it('fails an unknown filter operator', async () => {

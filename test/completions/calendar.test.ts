@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { formatIsoWeek, listMonths, listWeeks, readMonthRange, readWeekRange } from '../../src/completions/calendar.js';
+import { formatIsoWeek, listMonths, listWeeks, readMonthRange, readWeekRange } from '../../src/prompts/calendar.js';
 import { buildPrefixPattern } from '../../src/completions/records.js';
 import { readPeriod } from '../../src/prompts/arguments.js';
 

@@ -1,5 +1,5 @@
 /**
- * Confirmation is enforced by `execute` itself (defence in depth, SECURITY.md §5), not only by
+ * Confirmation is enforced by `execute` itself (defence in depth, docs/security.md#confirmation), not only by
  * the dispatcher reading `destructiveHint`: a destructive call on the `mcp` channel runs only
  * with a ConfirmationProof made by src/mcp/confirmation.ts, consumed in the write's transaction.
  */
@@ -7,12 +7,11 @@ import { expect } from 'chai';
 import { tools } from '../../generated/registry.gen.js';
 import type { Caller } from '../../src/api/context.js';
 import { ApiError } from '../../src/api/errors.js';
-import { isDestructive } from '../../src/api/execute.js';
 import { claimConfirmationIssuer, type ConfirmationProof, type ExecuteRequest, type PreparedCall } from '../../src/api/service.js';
 import { buildToolInput } from '../../src/dispatch/tool-input.js';
 import { createConfirmation } from '../../src/mcp/confirmation.js';
 import type { ToolDefinition } from '../../src/runtime/types.js';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { FORM, countNonces, countSettlements, pickPendingPayable, readTitle, settleArgs } from './support.js';
 
@@ -104,8 +103,8 @@ describe('execute() refuses destructive MCP calls without a confirmation proof',
     expect(await countSettlements(app.services.db, id)).to.equal(1);
   });
 
-  it('judges destructiveness exactly as the generated destructiveHint of every tool', function () {
-    for (const tool of tools) expect(isDestructive(tool.operation), tool.name).to.equal(tool.annotations.destructiveHint);
+  it('reads destructiveness from the one generated field the destructiveHint is rendered from', function () {
+    for (const tool of tools) expect(tool.operation.destructive, tool.name).to.equal(tool.annotations.destructiveHint);
   });
 
   it('hands out the proof issuer once: src/mcp/confirmation.ts already holds it', function () {

@@ -1,5 +1,5 @@
 /**
- * The confirmation of destructive tools over real HTTP (PROTOCOL.md §6, SECURITY.md §5): each
+ * The confirmation of destructive tools over real HTTP (docs/protocol.md#confirmation-of-destructive-tools, docs/security.md#confirmation): each
  * outcome of `finance_payables_settle`, with the database checked afterwards — nothing written
  * for every refusal, exactly one settlement transaction for an accepted one.
  */
@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { sql } from 'kysely';
 import { sealState } from '../../src/confirmation/state.js';
 import { digestArguments } from '../../src/confirmation/canonical-args.js';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   ALL_WRITE, accept, callTool, countNonces, countSettlements, expectInputRequired, expectInvalidParams, expectSuccess,

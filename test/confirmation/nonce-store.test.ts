@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { consumeNonce, purgeExpiredNonces } from '../../src/confirmation/nonce-store.js';
 import { ApiError } from '../../src/api/errors.js';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 describe('consumeNonce()', function () {

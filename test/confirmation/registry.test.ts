@@ -3,92 +3,77 @@
  * consumed confirmation. For every such tool: 2025 era and modern without elicitation →
  * `confirmation_required`; modern with form elicitation → `input_required` first; nothing is
  * written by any of those; an accepted resend that succeeds consumed exactly one nonce.
+ * Nothing here names an operation: the arguments are derived from the spec (as the REST
+ * coverage requests are) and the expected question from the operation's `x-kobana-confirm`.
  */
 import { expect } from 'chai';
 import type { Kysely } from 'kysely';
-import { tools } from '../../generated/registry.gen.js';
-import { describerFor } from '../../src/confirmation/describe.js';
+import { routes, tools } from '../../generated/registry.gen.js';
+import { parseConfirmTemplate } from '../../src/runtime/confirm-template.js';
+import type { OperationRef, RouteDefinition, ToolDefinition } from '../../src/runtime/types.js';
 import type { Database } from '../../src/store/schema.js';
-import { DEMO } from '../../src/store/seed/ids.js';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { DEMO } from '../../src/seed/ids.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { startRestApp, type RestApp } from '../api/support/rest-app.js';
+import { createTaker, deriveRequest, type Take } from '../api/support/coverage-requests.js';
 import { ALL_WRITE, accept, callTool, expectInputRequired, expectToolError, type CallAnswer } from './support.js';
 
 const MATRIZ = DEMO.workspaces.matriz;
 const destructive = tools.filter((tool) => tool.annotations.destructiveHint);
-
-type ArgsBuilder = (db: Kysely<Database>) => Promise<Record<string, unknown>>;
-
-async function firstId(db: Kysely<Database>, table: 'accounts' | 'categories' | 'cost_centers' | 'taxes'): Promise<string> {
-  return (await db.selectFrom(table).select('id').where('workspace_id', '=', MATRIZ).orderBy('id').executeTakeFirstOrThrow()).id;
-}
-
-function titleArgs(kind: 'payable' | 'receivable', status: string, extra: Record<string, unknown> = {}): ArgsBuilder {
-  return async (db) => {
-    const row = await db.selectFrom('titles').select('id').where('workspace_id', '=', MATRIZ).where('kind', '=', kind)
-      .where('status', '=', status as never).where('financial_account_id', 'is not', null).orderBy('id', 'desc').executeTakeFirstOrThrow();
-    return { workspace_id: MATRIZ, id: row.id, ...extra };
-  };
-}
-
-const byId = (table: 'accounts' | 'categories' | 'cost_centers' | 'taxes'): ArgsBuilder => async (db) => ({ workspace_id: MATRIZ, id: await firstId(db, table) });
-
-/** Arguments that pass validation for each destructive operation (a new destructive tool must be added here). */
-const ARGS: Readonly<Record<string, ArgsBuilder>> = {
-  'payables.settle': titleArgs('payable', 'pending', { payment_date: '2026-03-09' }),
-  'payables.reopen': titleArgs('payable', 'paid'),
-  'payables.cancel': titleArgs('payable', 'pending'),
-  'payables.delete': titleArgs('payable', 'cancelled'),
-  'receivables.settle': titleArgs('receivable', 'pending', { payment_date: '2026-03-09' }),
-  'receivables.reopen': titleArgs('receivable', 'received'),
-  'receivables.cancel': titleArgs('receivable', 'pending'),
-  'receivables.delete': titleArgs('receivable', 'cancelled'),
-  'accounts.delete': byId('accounts'),
-  'categories.delete': byId('categories'),
-  'cost_centers.delete': byId('cost_centers'),
-  'taxes.delete': byId('taxes'),
-  'people.delete': async (db) => ({
-    workspace_id: MATRIZ,
-    id: (await db.selectFrom('people').select('id').where('workspace_id', '=', MATRIZ).where('deleted_at', 'is', null).orderBy('id').executeTakeFirstOrThrow()).id,
-  }),
-  'transactions.delete': async (db) => ({
-    workspace_id: MATRIZ,
-    id: (await db.selectFrom('transactions').select('id').where('workspace_id', '=', MATRIZ).where('source', '=', 'manual').orderBy('id').executeTakeFirstOrThrow()).id,
-  }),
-  'attachments.delete': async (db) => ({
-    workspace_id: MATRIZ,
-    id: (await db.selectFrom('attachments').select('id').where('workspace_id', '=', MATRIZ).orderBy('id').executeTakeFirstOrThrow()).id,
-  }),
-  'attachments.unlink': async (db) => {
-    const link = await db.selectFrom('attachment_links').select(['attachment_id', 'parent_type', 'parent_id'])
-      .where('workspace_id', '=', MATRIZ).orderBy('id').executeTakeFirstOrThrow();
-    return { workspace_id: MATRIZ, id: link.attachment_id, parent_type: link.parent_type, parent_id: link.parent_id };
-  },
-  'transfers.create': async (db) => {
-    const accounts = await db.selectFrom('accounts').select('id').where('workspace_id', '=', MATRIZ).orderBy('id').limit(2).execute();
-    return { workspace_id: MATRIZ, from_account_id: accounts[0]?.id, to_account_id: accounts[1]?.id, amount: '1234.56', occurred_at: '2026-03-09' };
-  },
+const routeOf = (tool: ToolDefinition): RouteDefinition => {
+  const route = routes.find((r) => r.operation.operationId === tool.operation.operationId);
+  if (!route) throw new Error(`no route for ${tool.operation.operationId}`);
+  return route;
 };
 
-/** The first words of each kind's sentence (one sentence per kind of destructive tool). */
-const OPENINGS: Readonly<Record<string, RegExp>> = {
-  'payables.settle': /^Settle payable ".+" of R\$ [\d.]+,\d{2}( to ".+")? from account ".+"\?$/,
-  'payables.reopen': /^Reopen payable ".+" of R\$ [\d.]+,\d{2}/,
-  'payables.cancel': /^Cancel payable ".+" of R\$ [\d.]+,\d{2}/,
-  'payables.delete': /^Delete payable ".+" of R\$ [\d.]+,\d{2}/,
-  'receivables.settle': /^Settle receivable ".+" of R\$ [\d.]+,\d{2}( from ".+")? into account ".+"\?$/,
-  'receivables.reopen': /^Reopen receivable ".+" of R\$/,
-  'receivables.cancel': /^Cancel receivable ".+" of R\$/,
-  'receivables.delete': /^Delete receivable ".+" of R\$/,
-  'accounts.delete': /^Delete account ".+"\?$/,
-  'categories.delete': /^Delete category ".+"\?$/,
-  'cost_centers.delete': /^Delete cost center ".+"\?$/,
-  'people.delete': /^Delete person ".+"\?$/,
-  'taxes.delete': /^Delete tax ".+"\?$/,
-  'transactions.delete': /^Delete (debit|credit) transaction.* of R\$ [\d.]+,\d{2}.* dated \d{4}-\d{2}-\d{2}\?$/,
-  'attachments.delete': /^Delete attachment ".+"\?$/,
-  'attachments.unlink': /^Unlink attachment ".+" from (payable|receivable|transaction|a ).+\?$/,
-  'transfers.create': /^Transfer R\$ 1\.234,56 from account ".+" to account ".+"\?$/,
+/**
+ * Arguments that pass validation, derived like the REST coverage requests (spec examples,
+ * records made fresh in Matriz): path parameters and body fields are the tool's arguments.
+ */
+async function argsFor(take: Take, tool: ToolDefinition): Promise<Record<string, unknown>> {
+  const request = await deriveRequest(routeOf(tool), take);
+  return { workspace_id: MATRIZ, ...request.params, ...(request.body ?? {}) };
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const BRL = 'R\\$ [\\d.]+,\\d{2}';
+
+/** The sentence a spec template (`x-kobana-confirm`) yields: its text verbatim, each field quoted or in BRL. */
+function templatePattern(template: string): RegExp {
+  const segments = parseConfirmTemplate(template);
+  if (typeof segments === 'string') throw new Error(`template ${template} ${segments}`);
+  return new RegExp(`^${segments.map((segment) => ('text' in segment ? escape(segment.text) : segment.format === 'brl' ? BRL : '".+"')).join('')}$`);
+}
+
+/** The sentences of the named describers (src/confirmation) that a spec may pick with `{describer: …}`. */
+const DESCRIBED: Readonly<Record<string, (op: OperationRef, args: Record<string, unknown>) => RegExp>> = {
+  title: (op) => {
+    const noun = op.path.split('/')[2]?.replace(/s$/, '') ?? '';
+    const action = op.operationId.split('.').pop() ?? '';
+    const verb = `${action.charAt(0).toUpperCase()}${action.slice(1)} ${noun} ".+" of ${BRL}`;
+    if (action !== 'settle') return new RegExp(`^${verb}`);
+    return new RegExp(noun === 'payable' ? `^${verb}( to ".+")? from account ".+"\\?$` : `^${verb}( from ".+")? into account ".+"\\?$`);
+  },
+  transaction: () => /^Delete (debit|credit) transaction.* of R\$ [\d.]+,\d{2}.* dated \d{4}-\d{2}-\d{2}\?$/,
+  'attachment-link': () => /^Unlink attachment ".+" from (payable|receivable|transaction|a ).+\?$/,
+  transfer: (_op, args) => new RegExp(`^Transfer ${escape(brl(String(args['amount'])))} from account ".+" to account ".+"\\?$`),
 };
+
+/** What the confirmation question of `op` must read, from the spec's x-kobana-confirm (or its fallback). */
+function expectedSentence(op: OperationRef, args: Record<string, unknown> = {}): RegExp {
+  const confirmation = op.confirmation;
+  if (!confirmation) throw new Error(`${op.operationId} is destructive without a confirmation`);
+  if ('template' in confirmation) return templatePattern(confirmation.template);
+  const pattern = DESCRIBED[confirmation.describer];
+  if (!pattern) throw new Error(`no expected sentence for describer ${confirmation.describer}`);
+  return pattern(op, args);
+}
+
+/** "5000.00" → "R$ 5.000,00". */
+function brl(amount: string): string {
+  const [units = '0', cents = '00'] = Number(amount).toFixed(2).split('.');
+  return `R$ ${units.replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${cents}`;
+}
 
 const VERSIONED = ['accounts', 'categories', 'cost_centers', 'people', 'taxes', 'titles', 'transactions', 'transfers', 'attachments'] as const;
 const UNVERSIONED = ['attachment_links', 'activity', 'allocations', 'confirmation_nonces'] as const;
@@ -113,41 +98,46 @@ function readCode(answer: CallAnswer): string {
 
 describe('every tool with destructiveHint: true', function () {
   this.timeout(60_000);
+  let api: RestApp;
   let app: TestApp;
+  let take: Take;
   let token: string;
 
   before(async function () {
-    app = await startTestApp();
+    api = await startRestApp();
+    app = api.app;
+    take = await createTaker(api, MATRIZ);
     token = await app.mintToken({ person: DEMO.emails.ana, scope: ALL_WRITE });
   });
   after(async function () {
-    await app?.close();
+    await api?.close();
   });
 
-  it('are the deletes, cancels and money moves, each with a describer and test arguments', function () {
+  it('are exactly the operations the registry classifies destructive, each with a confirmation sentence', function () {
     expect(destructive.length).to.be.greaterThanOrEqual(17);
-    for (const tool of destructive) {
-      const { operationId, method, movesMoney } = tool.operation;
-      expect(method === 'DELETE' || operationId.endsWith('.cancel') || movesMoney, tool.name).to.equal(true);
-      expect(describerFor(operationId), `describer for ${operationId}`).to.not.equal(undefined);
-      expect(ARGS[operationId], `test arguments for ${operationId}`).to.not.equal(undefined);
+    for (const tool of tools) {
+      const { operationId, destructive: isDestructive, movesMoney, confirmation } = tool.operation;
+      expect(tool.annotations.destructiveHint, `${operationId}: the hint is the classification`).to.equal(isDestructive);
+      expect(confirmation !== null, `${operationId}: a confirmation sentence exactly when destructive`).to.equal(isDestructive);
+      if (movesMoney) expect(isDestructive, `${operationId} moves money`).to.equal(true);
+      if (isDestructive) expect(expectedSentence(tool.operation, { amount: '1' }), operationId).to.be.instanceOf(RegExp);
     }
   });
 
   for (const tool of destructive) {
     describe(tool.name, function () {
       it('answers confirmation_required in the 2025 era and without elicitation, then asks with form elicitation; nothing written', async function () {
-        const args = await ARGS[tool.operation.operationId]!(app.services.db);
+        const args = await argsFor(take, tool);
         const before = await snapshot(app.services.db);
         expectToolError(await callTool(app.url, token, tool.name, args, { capabilities: null }), 'confirmation_required');
         expectToolError(await callTool(app.url, token, tool.name, args, { capabilities: {} }), 'confirmation_required');
         const { message } = expectInputRequired(await callTool(app.url, token, tool.name, args));
-        expect(message).to.match(OPENINGS[tool.operation.operationId]!);
+        expect(message).to.match(expectedSentence(tool.operation, args));
         expect(await snapshot(app.services.db)).to.deep.equal(before);
       });
 
       it('runs only on an accepted resend, consuming exactly one nonce, or refuses and writes nothing', async function () {
-        const args = await ARGS[tool.operation.operationId]!(app.services.db);
+        const args = await argsFor(take, tool);
         const { requestState } = expectInputRequired(await callTool(app.url, token, tool.name, args));
         const before = await snapshot(app.services.db);
         const code = readCode(await callTool(app.url, token, tool.name, args, { requestState, inputResponses: accept() }));

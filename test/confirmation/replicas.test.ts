@@ -1,5 +1,5 @@
 /**
- * One confirmation runs the tool at most once across replicas (SECURITY.md §5): two app
+ * One confirmation runs the tool at most once across replicas (docs/security.md#confirmation): two app
  * instances share one database (the SQLite file of one data folder, or one PostgreSQL schema
  * when DATABASE_URL is set) and one confirmation key.
  */
@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 import { createTestSchema, type TestSchema } from '../helpers/database.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {

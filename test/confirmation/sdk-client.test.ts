@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { ALL_WRITE, countSettlements, pickPendingPayable, readTitle, settleArgs } from './support.js';
 

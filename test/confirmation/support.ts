@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import { expect } from 'chai';
 import type { Database } from '../../src/store/schema.js';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 
 export const ALL_WRITE = 'finance.all.write';
 export const FORM = { elicitation: { form: {} } } as const;

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase } from '../../src/store/db.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import { seedDemoData } from '../../src/store/seed/index.js';
+import { seedDemoData } from '../../src/seed/index.js';
 import type { Database } from '../../src/store/schema.js';
 
 export interface TestSchema {

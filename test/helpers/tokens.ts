@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, decodeJwt, type CryptoKey, type JWTPayload } from 'jose';
 import { loadSigningKey, type AccountKey } from '../../src/auth/account-key.js';
 import type { TestApp } from './test-app.js';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 
 export async function loadTestAppKey(app: TestApp): Promise<AccountKey> {
   return loadSigningKey(app.services.config, app.services.db);

@@ -1,12 +1,12 @@
 /**
- * The /v1 check order of SECURITY.md §4 — membership → scope → permission → workspace before
+ * The /v1 check order of docs/security.md#check-order-and-error-catalogue — membership → scope → permission → workspace before
  * arguments — holds for what the REST adapter parses itself (query, JSON and multipart bodies):
  * a caller who may not make the call is refused before its query is parsed or its body is read.
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 import { startRestApp, type RestApp } from '../api/support/rest-app.js';
 
 const M = DEMO.workspaces.matriz;

@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/store/schema.js';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 
 export async function countPendingPayables(db: Kysely<Database>): Promise<number> {
   const row = await db.selectFrom('titles').select((eb) => eb.fn.countAll<number>().as('n'))

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 import { ALL_READ, startTestApp, type TestApp } from './support/app.js';
 
 interface ListPage { data: Record<string, unknown>[]; meta: { next_cursor: string | null } }

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import Koa from 'koa';
 import { tools, resourceTemplates } from '../../generated/registry.gen.js';
-import { DEMO } from '../../src/store/seed/ids.js';
+import { DEMO } from '../../src/seed/ids.js';
 import type { ConfirmationProof } from '../../src/api/service.js';
 import type { ConfirmDestructiveCall, ConfirmationRequest } from '../../src/mcp/confirmation.js';
 import { createMcpRouter } from '../../src/mcp/router.js';

@@ -2,7 +2,7 @@
  * Property tests of POST /mcp through the real app: arbitrary bodies, headers and byte
  * strings never produce a 5xx (nor its in-band form, JSON-RPC -32603 or a tool error whose API
  * status is 5xx) or crash the server, and every answer is a JSON-RPC message or one of the
- * transport rejections of PROTOCOL.md §1. `tools/call` arguments are built from every tool's
+ * transport rejections of docs/protocol.md#transport. `tools/call` arguments are built from every tool's
  * input schema with hostile values (test/helpers/property-arbitraries.ts). Case count, fault
  * tally and RSS watch: test/helpers/property-soak.ts.
  */

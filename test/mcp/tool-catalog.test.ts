@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { canReach } from '../../src/auth/authorize.js';
+import { canReach } from '../../src/api/authorize.js';
 import { recordToolCall } from '../../src/mcp/call-log.js';
 import { createToolCatalog } from '../../src/mcp/tool-catalog.js';
 import { buildFakeTools, fakeCallers } from './support/fake-stack.js';

@@ -1,6 +1,6 @@
 /**
- * The wire contract of POST /mcp, one row per rule of PROTOCOL.md §1–5 and the seed's error
- * tables, through the real app on loopback with real tokens.
+ * The wire contract of POST /mcp, one row per rule of docs/protocol.md and its error
+ * cases, through the real app on loopback with real tokens.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
@@ -206,7 +206,7 @@ describe('POST /mcp (wire contract)', function () {
     }
   });
 
-  describe('Content-Type (seed: Encabezados de la solicitud)', function () {
+  describe('Content-Type (docs/protocol.md#transport)', function () {
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', '']) {
       it(`refuses ${contentType === '' ? 'a missing Content-Type' : contentType} with 415 and -32600 before authentication`, async function () {
         const headers: Record<string, string> = contentType === '' ? {} : { 'content-type': contentType };

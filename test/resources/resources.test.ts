@@ -1,7 +1,7 @@
 /**
  * resources/list, resources/templates/list and resources/read over real HTTP with real tokens,
  * in the three eras: what each caller sees, era shaping, in-process reads with the operation's
- * checks, and not-found per era (PROTOCOL.md §3–4).
+ * checks, and not-found per era (docs/protocol.md#modern-era-2026-07-28, docs/protocol.md#2025-era).
  */
 import { expect } from 'chai';
 import { DEMO, ERAS, callMcp, expectResult, resourceTemplates, startResourceStack, type ResourceStack } from './support.js';

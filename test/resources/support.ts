@@ -9,12 +9,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { createMcpRouter } from '../../src/mcp/router.js';
-import { createFinanceProviders } from '../../src/resources/index.js';
+import { createFinanceProviders } from '../../src/features.js';
 import { resourceTemplates, tools } from '../../generated/registry.gen.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { modernRequest, postMcp } from '../mcp/support/wire.js';
 
-export { DEMO } from '../../src/store/seed/ids.js';
+export { DEMO } from '../../src/seed/ids.js';
 
 export type EraName = '2026-07-28' | '2025-06-18' | '2025-03-26';
 export const ERAS: readonly EraName[] = ['2026-07-28', '2025-06-18', '2025-03-26'];

@@ -13,7 +13,7 @@ import { openDatabase, type OpenedDatabase } from '../../src/store/db.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { isPostgres } from '../../src/store/migrations/column-types.js';
-import { seedDemoData } from '../../src/store/seed/index.js';
+import { seedDemoData } from '../../src/seed/index.js';
 import { withoutWorkspaceGuard } from '../../src/store/workspace-guard.js';
 import { isForeignKeyViolation } from '../../src/api/records.js';
 import { buildTestConfig, createTestSchema, DEMO, type TestSchema } from '../helpers/index.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import { seedDemoData } from '../../src/store/seed/index.js';
-import { ALL_PERMISSIONS } from '../../src/auth/permissions.js';
+import { seedDemoData } from '../../src/seed/index.js';
+import { ALL_PERMISSIONS } from '../../src/identity/permissions.js';
 import { openTestDatabase, DEMO, type TestDatabase } from '../helpers/index.js';
 
 const WS = DEMO.workspaces.matriz;

@@ -16,6 +16,7 @@ import { computeAccountBalance } from '../rules/account-balance.js';
 import {
   auditJson, boolColumn, findInWorkspace, lockRow, readBody, requireWorkspace, toBool, translateConstraintError,
 } from '../records.js';
+import { defineOperations } from '../define-operations.js';
 
 const LABEL = 'Account';
 const TEXT_FIELDS = ['name', 'type', 'bank_code', 'agency', 'account_number'] as const;
@@ -120,10 +121,10 @@ const deleteAccount: OperationHandler = async (ctx, input) => {
   return { status: 204 };
 };
 
-export const handlers: Record<string, OperationHandler> = {
+export const handlers = defineOperations({
   'accounts.list': listAccounts,
   'accounts.get': getAccount,
   'accounts.create': createAccount,
   'accounts.update': updateAccount,
   'accounts.delete': deleteAccount,
-};
+});

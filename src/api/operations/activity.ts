@@ -1,12 +1,12 @@
 /**
- * activity.list: the write log of the workspace (SECURITY.md §7) — who, channel, operation,
+ * activity.list: the write log of the workspace (docs/security.md#what-is-recorded) — who, channel, operation,
  * record. Written by audit.ts's recordActivity on every write; read-only here.
  */
 import type { Selectable } from 'kysely';
 import type { ActivityTable } from '../../store/schema.js';
 import type { ListSpec } from '../../runtime/types.js';
-import type { OperationHandler } from '../context.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+import { defineOperations } from '../define-operations.js';
 
 export function toActivityJson(row: Selectable<ActivityTable>): Record<string, unknown> {
   return {
@@ -44,9 +44,9 @@ const LIST: ListDefinition<'activity'> = {
   toJson: (rows) => rows.map(toActivityJson),
 };
 
-export const handlers: Record<string, OperationHandler> = {
+export const handlers = defineOperations({
   'activity.list': async (ctx, input) => ({
     status: 200,
     body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
   }),
-};
+});

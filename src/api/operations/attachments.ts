@@ -15,6 +15,7 @@ import { listRecords, readListSpec, type AnySelect } from '../list.js';
 import { auditJson, lockRow, requireWorkspace, translateConstraintError } from '../records.js';
 import { deleteBlobIfUnused, loadBlob, storeBlob } from '../rules/attachments/blob-store.js';
 import { checkUploadInput } from '../rules/attachments/upload-input.js';
+import { defineOperations } from '../define-operations.js';
 
 type AttachmentRow = Selectable<AttachmentsTable>;
 type LinkRow = Selectable<AttachmentLinksTable>;
@@ -267,7 +268,7 @@ const remove: OperationHandler = async (ctx, input) => {
   return { status: 204 };
 };
 
-export const handlers: Record<string, OperationHandler> = {
+export const handlers = defineOperations({
   'attachments.list': list,
   'attachments.get': get,
   'attachments.upload': upload,
@@ -275,4 +276,4 @@ export const handlers: Record<string, OperationHandler> = {
   'attachments.link': link,
   'attachments.unlink': unlink,
   'attachments.delete': remove,
-};
+});

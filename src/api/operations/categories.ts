@@ -12,6 +12,7 @@ import { ApiError, validationError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { auditJson, findInWorkspace, lockRow, readBody, requireWorkspace, translateConstraintError } from '../records.js';
+import { defineOperations } from '../define-operations.js';
 
 const LABEL = 'Category';
 export const MAX_CATEGORY_LEVEL = 3;
@@ -148,10 +149,10 @@ const deleteCategory: OperationHandler = async (ctx, input) => {
   return { status: 204 };
 };
 
-export const handlers: Record<string, OperationHandler> = {
+export const handlers = defineOperations({
   'categories.list': listCategories,
   'categories.get': getCategory,
   'categories.create': createCategory,
   'categories.update': updateCategory,
   'categories.delete': deleteCategory,
-};
+});

@@ -1,5 +1,5 @@
 /**
- * companies.list/get/create/update: the workspace's own legal entities (DOMAIN.md). CNPJ check
+ * companies.list/get/create/update: the workspace's own legal entities (docs/domain.md#resources). CNPJ check
  * digits → VALIDATION_ERROR, a CNPJ already registered in the workspace → CONFLICT. The spec
  * has no delete; soft-deleted rows (deleted_at) stay invisible.
  */
@@ -13,6 +13,7 @@ import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { isValidCnpj, normalizeDocument } from '../documents.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { auditJson, boolColumn, findInWorkspace, readBody, requireWorkspace, toBool } from '../records.js';
+import { defineOperations } from '../define-operations.js';
 
 const LABEL = 'Company';
 
@@ -107,9 +108,9 @@ const updateCompany: OperationHandler = async (ctx, input) => {
   return { status: 200, body: toCompanyJson(row) };
 };
 
-export const handlers: Record<string, OperationHandler> = {
+export const handlers = defineOperations({
   'companies.list': listCompanies,
   'companies.get': getCompany,
   'companies.create': createCompany,
   'companies.update': updateCompany,
-};
+});

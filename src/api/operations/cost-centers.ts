@@ -11,6 +11,7 @@ import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { auditJson, boolColumn, findInWorkspace, lockRow, readBody, requireWorkspace, toBool, translateConstraintError } from '../records.js';
+import { defineOperations } from '../define-operations.js';
 
 const LABEL = 'Cost center';
 
@@ -98,10 +99,10 @@ const deleteCostCenter: OperationHandler = async (ctx, input) => {
   return { status: 204 };
 };
 
-export const handlers: Record<string, OperationHandler> = {
+export const handlers = defineOperations({
   'cost_centers.list': listCostCenters,
   'cost_centers.get': getCostCenter,
   'cost_centers.create': createCostCenter,
   'cost_centers.update': updateCostCenter,
   'cost_centers.delete': deleteCostCenter,
-};
+});

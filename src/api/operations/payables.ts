@@ -1,5 +1,5 @@
 /** payables.*: thin binding of the shared title rules (src/api/rules/titles.ts) to the payable kind. */
-import type { OperationHandler } from '../context.js';
 import { buildTitleHandlers, PAYABLES } from '../rules/titles.js';
+import { defineOperations } from '../define-operations.js';
 
-export const handlers: Record<string, OperationHandler> = buildTitleHandlers(PAYABLES);
+export const handlers = defineOperations(buildTitleHandlers(PAYABLES));

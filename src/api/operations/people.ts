@@ -13,6 +13,7 @@ import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { isValidCnpj, isValidCpf, normalizeDocument } from '../documents.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { auditJson, boolColumn, findInWorkspace, readBody, requireWorkspace, toBool } from '../records.js';
+import { defineOperations } from '../define-operations.js';
 
 const LABEL = 'Person';
 type PersonRow = Selectable<PeopleTable>;
@@ -143,17 +144,17 @@ const updatePerson: OperationHandler = async (ctx, input) => {
 
 const deletePerson: OperationHandler = async (ctx, input) => {
   const current = await findInWorkspace(ctx, 'people', input.path['id'] ?? '', LABEL, { excludeDeleted: true });
-  // Soft delete: payables and receivables keep pointing at the person (DOMAIN.md "delete is soft").
+  // Soft delete: payables and receivables keep pointing at the person (docs/domain.md#resources).
   await ctx.db.updateTable('people').set({ deleted_at: ctx.now().toISOString(), ...updateAudit(ctx) })
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
   await recordActivity(ctx, { operation: 'people.delete', resource: 'people', recordId: current.id });
   return { status: 204 };
 };
 
-export const handlers: Record<string, OperationHandler> = {
+export const handlers = defineOperations({
   'people.list': listPeople,
   'people.get': getPerson,
   'people.create': createPerson,
   'people.update': updatePerson,
   'people.delete': deletePerson,
-};
+});

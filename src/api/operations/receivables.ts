@@ -1,5 +1,5 @@
 /** receivables.*: thin binding of the shared title rules (src/api/rules/titles.ts) to the receivable kind. */
-import type { OperationHandler } from '../context.js';
 import { buildTitleHandlers, RECEIVABLES } from '../rules/titles.js';
+import { defineOperations } from '../define-operations.js';
 
-export const handlers: Record<string, OperationHandler> = buildTitleHandlers(RECEIVABLES);
+export const handlers = defineOperations(buildTitleHandlers(RECEIVABLES));

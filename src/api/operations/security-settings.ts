@@ -7,6 +7,7 @@ import type { OperationContext, OperationHandler } from '../context.js';
 import { recordActivity } from '../audit.js';
 import { NOTHING_BLOCKED, parseBlocked, SEGURIDAD_ACTIONS, SEGURIDAD_CHANNELS, type BlockedActions, type SeguridadAction } from '../seguridad.js';
 import { readBody, requireWorkspace } from '../records.js';
+import { defineOperations } from '../define-operations.js';
 
 interface SettingsRow { blocked: string; updated_at: string; updated_by: string; version: number }
 
@@ -60,7 +61,7 @@ const updateSettings: OperationHandler = async (ctx, input) => {
   return { status: 200, body: await toSettingsJson(ctx, await loadSettings(ctx)) };
 };
 
-export const handlers: Record<string, OperationHandler> = {
+export const handlers = defineOperations({
   'security_settings.get': getSettings,
   'security_settings.update': updateSettings,
-};
+});

@@ -11,6 +11,7 @@ import { ApiError, validationError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { auditJson, boolColumn, findInWorkspace, readBody, requireWorkspace, toBool } from '../records.js';
+import { defineOperations } from '../define-operations.js';
 
 const LABEL = 'Tax';
 const RATE = /^(\d{1,3})(?:\.(\d{1,2}))?$/;
@@ -109,10 +110,10 @@ const deleteTax: OperationHandler = async (ctx, input) => {
   return { status: 204 };
 };
 
-export const handlers: Record<string, OperationHandler> = {
+export const handlers = defineOperations({
   'taxes.list': listTaxes,
   'taxes.get': getTax,
   'taxes.create': createTax,
   'taxes.update': updateTax,
   'taxes.delete': deleteTax,
-};
+});

@@ -1,5 +1,5 @@
 /** transactions.*: account movements; the rules (polarity, settlement/transfer ownership) live in src/api/rules/transactions.ts. */
-import type { OperationHandler } from '../context.js';
 import { transactionHandlers } from '../rules/transactions.js';
+import { defineOperations } from '../define-operations.js';
 
-export const handlers: Record<string, OperationHandler> = transactionHandlers;
+export const handlers = defineOperations(transactionHandlers);

@@ -1,5 +1,5 @@
 /** transfers.*: money between two accounts; the rules live in src/api/rules/transfers.ts. */
-import type { OperationHandler } from '../context.js';
 import { transferHandlers } from '../rules/transfers.js';
+import { defineOperations } from '../define-operations.js';
 
-export const handlers: Record<string, OperationHandler> = transferHandlers;
+export const handlers = defineOperations(transferHandlers);

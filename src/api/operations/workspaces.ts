@@ -1,6 +1,6 @@
 /**
  * workspaces.list: the workspaces of the caller's organization granted to the caller (not
- * workspace-scoped; SECURITY.md §3 — what an agent calls after `workspace_required`). A person
+ * workspace-scoped; docs/security.md#resolving-the-workspace — what an agent calls after `workspace_required`). A person
  * reaches a handful, so paging runs over the granted ids in memory with the usual cursor.
  */
 import type { ListSpec } from '../../runtime/types.js';
@@ -8,6 +8,7 @@ import type { OperationHandler } from '../context.js';
 import { ApiError } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DEFAULT_LIMIT, readListSpec } from '../list.js';
+import { defineOperations } from '../define-operations.js';
 
 const FALLBACK_SPEC: ListSpec = { sortFields: ['name'], defaultSort: 'name', filters: {}, fields: ['name', 'organization_id'] };
 
@@ -51,4 +52,4 @@ const listWorkspaces: OperationHandler = async (ctx, input) => {
   return { status: 200, body: { data, meta: { next_cursor: last ? encodeCursor({ sort, value: last.key, id: last.id }) : null } } };
 };
 
-export const handlers: Record<string, OperationHandler> = { 'workspaces.list': listWorkspaces };
+export const handlers = defineOperations({ 'workspaces.list': listWorkspaces });

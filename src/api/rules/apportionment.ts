@@ -1,5 +1,5 @@
 /**
- * Pure apportionment arithmetic (DOMAIN.md "Apportionment"): turns the requested split of an
+ * Pure apportionment arithmetic (docs/domain.md#apportionment): turns the requested split of an
  * amount into integer cents per cost center. Percentages are parsed as decimal text (never
  * floats), rounded half-up to cents, and the rounding residue lands on the last percentage row.
  * Which centers exist and their polarity is allocations.ts's business, not this module's.
@@ -70,7 +70,7 @@ function shareOf(totalCents: number, points: number): number {
 
 /**
  * Splits `totalCents` over the requested rows. The unrounded split must sum to the total
- * within one cent (DOMAIN.md "within 0.01"); percentage rounding residue goes to the last
+ * within one cent (docs/domain.md#apportionment); percentage rounding residue goes to the last
  * percentage row so a percentage split always sums exactly. Else UNPROCESSABLE_ENTITY.
  */
 export function computeShares(totalCents: number, requested: readonly RequestedShare[]): ComputedShare[] {

@@ -1,5 +1,5 @@
 /**
- * Settle, reopen and cancel of payables/receivables (DOMAIN.md "Settle", "Reopen", "Cancel").
+ * Settle, reopen and cancel of payables/receivables (docs/domain.md#settle, docs/domain.md#reopen, docs/domain.md#cancel).
  * Every state-changing title operation (these and titles.ts's update/delete) starts with
  * findTitleForUpdate: on PostgreSQL the title row is locked before it is read, so concurrent
  * changes to one title run one after the other and each decides on what the previous one

@@ -1,5 +1,5 @@
 /**
- * Payables and receivables, written once and parameterised by kind (DOMAIN.md "Payables",
+ * Payables and receivables, written once and parameterised by kind (docs/domain.md#payables-and-receivables,
  * receivables mirror them): list, get, create, update, delete, plus the confirmation
  * summary. Settle/reopen/cancel live in settlement.ts; JSON and list vocabulary in
  * title-records.ts. Every write runs inside the operation's transaction (ctx.db).

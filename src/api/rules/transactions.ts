@@ -1,5 +1,5 @@
 /**
- * Manual account movements (DOMAIN.md transactions): list, get, create, update, delete with
+ * Manual account movements (docs/domain.md#resources): list, get, create, update, delete with
  * category and cost-center polarity by `type` (debit → debit category, cost|both centers;
  * credit → credit category, revenue|both). Transactions created by a settlement or a transfer
  * belong to that record: they cannot be deleted, and their money fields cannot be edited here.

@@ -1,5 +1,5 @@
 /**
- * Transfers between two accounts of the workspace (DOMAIN.md transfers): one debit on the
+ * Transfers between two accounts of the workspace (docs/domain.md#resources): one debit on the
  * source, one credit on the destination and the transfer record, all written in the
  * operation's transaction so a failure leaves nothing half done. The two transactions carry
  * `source: transfer` and cannot be deleted or re-priced through transactions.*.

@@ -6,7 +6,7 @@ import { SERVER_INSTRUCTIONS } from '../instructions.js';
 import { SUPPORTED_VERSIONS, describeServer } from '../versions.js';
 import type { MethodTable } from './types.js';
 
-/** PROTOCOL.md §4: nothing changes during a connection, nothing is pushed. */
+/** docs/protocol.md#2025-era: nothing changes during a connection, nothing is pushed. */
 const LEGACY_CAPABILITIES = {
   tools: { listChanged: false },
   resources: { subscribe: false, listChanged: false },
@@ -14,7 +14,7 @@ const LEGACY_CAPABILITIES = {
   completions: {},
 } as const;
 
-/** PROTOCOL.md §3: no `listChanged`/`subscribe` in the stateless era. */
+/** docs/protocol.md#modern-era-2026-07-28: no `listChanged`/`subscribe` in the stateless era. */
 const MODERN_CAPABILITIES = { tools: {}, resources: {}, prompts: {}, completions: {} } as const;
 
 export const lifecycleMethods: MethodTable = {

@@ -1,7 +1,7 @@
 /**
  * `resources/list`, `resources/templates/list` and `resources/read` over a pluggable provider.
  * The default provider has no resources (the resources feature supplies the real one);
- * not found is -32602 with `data.uri` (modern) or -32002 (2025), in-band (PROTOCOL.md §3–4).
+ * not found is -32602 with `data.uri` (modern) or -32002 (2025), in-band (docs/protocol.md#modern-era-2026-07-28, docs/protocol.md#2025-era).
  */
 import { INVALID_PARAMS, JsonRpcError, RESOURCE_NOT_FOUND } from '../json-rpc.js';
 import type { MethodContext, MethodTable } from './types.js';

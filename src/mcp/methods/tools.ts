@@ -86,7 +86,7 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
       throw error;
     }
     // A confirmed call whose transaction failed for a reason that is not the operation's own
-    // (store down, commit failed): rolled back with its nonce — PROTOCOL.md §6 confirmation_unavailable.
+    // (store down, commit failed): rolled back with its nonce — docs/protocol.md#confirmation-of-destructive-tools confirmation_unavailable.
     ctx.log.error({ err: error, tool: tool.name }, 'mcp: confirmed call failed inside its transaction');
     deps.metrics?.confirmations?.inc({ outcome: 'unavailable' });
     outcome = { kind: 'error', error: confirmationUnavailable(error), workspaceId: null };

@@ -16,7 +16,7 @@ export interface MethodContext {
 }
 
 export interface MethodDefinition {
-  /** Which eras know the method; elsewhere it is -32601 (PROTOCOL.md §3–4). */
+  /** Which eras know the method; elsewhere it is -32601 (docs/protocol.md#modern-era-2026-07-28, docs/protocol.md#2025-era). */
   readonly eras: 'modern' | 'legacy' | 'both';
   /** The result depends on the caller's scope and permissions: `ttlMs: 0`, `cacheScope: "private"`. */
   readonly callerScoped: boolean;

@@ -1,5 +1,5 @@
 /**
- * Identity tables (SECURITY.md §1): organizations, workspaces, persons, memberships and their
+ * Identity tables (docs/security.md#identity-and-tokens): organizations, workspaces, persons, memberships and their
  * granted workspaces, and the token revocation list.
  */
 import type { Kysely } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * Finance tables (DOMAIN.md): every one carries `workspace_id` (a foreign key to workspaces)
+ * Finance tables (docs/domain.md#resources): every one carries `workspace_id` (a foreign key to workspaces)
  * and list indexes on (workspace_id, sort column, id) for keyset pagination. Cross-record
  * references stay unenforced here on purpose: the operations answer CONFLICT/422 themselves,
  * and a foreign-key failure would surface as a 500.

@@ -10,7 +10,7 @@ import { handlers as receivables } from '../../../src/api/operations/receivables
 import { handlers as transactions } from '../../../src/api/operations/transactions.js';
 import { handlers as transfers } from '../../../src/api/operations/transfers.js';
 import { ApiError } from '../../../src/api/errors.js';
-import { DEMO } from '../../../src/store/seed/ids.js';
+import { DEMO } from '../../../src/seed/ids.js';
 
 const ALL = { ...payables, ...receivables, ...transactions, ...transfers };
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { openTestDatabase, type TestDatabase } from '../../helpers/database.js';
-import { DEMO } from '../../../src/store/seed/ids.js';
+import { DEMO } from '../../../src/seed/ids.js';
 import { describeTitleForConfirmation } from '../../../src/api/rules/titles.js';
 import { codeOf, loadFixtures, runOperation, type Fixtures } from './support.js';
 

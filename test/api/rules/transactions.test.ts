@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { KyselyPlugin, Kysely } from 'kysely';
 import { openTestDatabase, type TestDatabase } from '../../helpers/database.js';
-import { DEMO } from '../../../src/store/seed/ids.js';
+import { DEMO } from '../../../src/seed/ids.js';
 import type { Database } from '../../../src/store/schema.js';
 import { codeOf, loadFixtures, runOperation, type Fixtures } from './support.js';
 

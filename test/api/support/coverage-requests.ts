@@ -1,32 +1,52 @@
 /**
- * One valid REST request per operationId, built from record ids handed out by a `take`
- * function, so the same table drives the success, 429 and cross-workspace coverage tests.
+ * One valid REST request per operation, DERIVED from the generated route table and the
+ * examples of openapi/v1.yaml — no per-operation table: an operation added to the spec is
+ * covered by the success, 429, cross-workspace and confirmation tests the moment it exists.
+ *
+ * How a request is derived from a route:
+ * - path `{id}`: a record of the path's resource (`/v1/<resource>/…`), made fresh through that
+ *   resource's collection POST (itself derived). An action whose precondition is another
+ *   action's result (`PREPARE`: reopen needs a settled record, unlink a linked one) gets a
+ *   record the other action has been applied to; the other path parameters come from that
+ *   action's body (`parent_type`, `parent_id`), or from their schema when nothing was prepared.
+ * - lists: `?limit=100`.
+ * - body: the operation's `example` in the spec, else the body schema's `required` properties
+ *   (or, when none is required, the first property with an example), always plus every
+ *   property that names a record (`*_id`, also inside arrays); values from the properties'
+ *   `examples`. Record ids are replaced by records of the workspace (`REFERENCES`), values
+ *   that must be unique are made fresh, arrays keep one item and an apportionment item
+ *   carries the whole (100 %, or the body's amount).
  * What `take` returns (fresh records, another workspace's records, random uuids) is up to the
- * test; this module only knows how to create records and shape requests.
+ * test; this module only knows how to shape requests and how to make records.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { parse } from 'yaml';
+import { routes } from '../../../generated/registry.gen.js';
+import type { JsonSchema, RouteDefinition } from '../../../src/runtime/types.js';
 import type { RestApp } from './rest-app.js';
 import { makeCnpj } from './documents.js';
 import { buildSmallPdf } from '../operations/attachments-fixtures.js';
 import { loadFixtures, type Fixtures } from '../rules/support.js';
 
-/** Records a request may need. Path kinds are consumed (deleted, settled…); reference kinds are only named. */
-export type RecordKind =
-  | 'company' | 'account' | 'category' | 'costCenter' | 'person' | 'tax'
-  | 'payable' | 'paidPayable' | 'receivable' | 'paidReceivable' | 'transaction' | 'transfer'
-  | 'attachment' | 'linkedAttachment'
-  // Seeded records used as body references (never changed by the request).
-  | 'refVendor' | 'refCustomer' | 'refDebitCategory' | 'refCreditCategory' | 'refAccount' | 'refOtherAccount'
-  | 'refCostCenter' | 'refRevenueCenter' | 'refPayable';
+/**
+ * A record a request needs:
+ * - `<resource>` (a path segment, e.g. `payables`): a fresh record, consumed by the request;
+ * - `<resource>+<action>` (e.g. `payables+settle`): a fresh record the action was applied to;
+ * - `ref:<name>`: a seeded record named in a body, never changed by the request.
+ */
+export type RecordKind = string;
 
-/** A record handed to a request builder; `parentId` is the payable a linked attachment hangs on. */
-export interface RecordRef { readonly id: string; readonly parentId?: string }
+/** A record handed to a request builder; `params` are the body fields of the action that prepared it. */
+export interface RecordRef { readonly id: string; readonly params?: Readonly<Record<string, unknown>> }
 
 export type Take = (kind: RecordKind) => Promise<RecordRef>;
 
 export interface CoverageRequest {
   readonly method: string;
   readonly path: string;
+  /** Path parameter values (what an MCP call passes as arguments). */
+  readonly params: Readonly<Record<string, string>>;
   readonly body?: Record<string, unknown>;
   /** Body fields that name records of the workspace: JSON pointer → the kind of record. */
   readonly references?: Readonly<Record<string, RecordKind>>;
@@ -34,164 +54,182 @@ export interface CoverageRequest {
 
 type Builder = (take: Take) => Promise<CoverageRequest>;
 
-const unique = (prefix: string) => `${prefix} ${randomUUID().slice(0, 8)}`;
-const id = async (take: Take, kind: RecordKind) => (await take(kind)).id;
+/** Actions that need a record in the state another action leaves it in (the inverse of an undo). */
+const PREPARE: Readonly<Record<string, string>> = { reopen: 'settle', unlink: 'link' };
 
-async function titleBody(take: Take, payable: boolean): Promise<{ body: Record<string, unknown>; references: Record<string, RecordKind> }> {
-  const references: Record<string, RecordKind> = {
-    '/person_id': payable ? 'refVendor' : 'refCustomer',
-    '/category_id': payable ? 'refDebitCategory' : 'refCreditCategory',
-    '/financial_account_id': 'refAccount',
-    '/cost_center_allocations/0/cost_center_id': payable ? 'refCostCenter' : 'refRevenueCenter',
-  };
-  const body = {
-    description: 'Coverage', amount: '100.00', due_date: '2026-03-10',
-    person_id: await id(take, references['/person_id'] as RecordKind),
-    category_id: await id(take, references['/category_id'] as RecordKind),
-    financial_account_id: await id(take, 'refAccount'),
-    cost_center_allocations: [{ cost_center_id: await id(take, references['/cost_center_allocations/0/cost_center_id'] as RecordKind), percentage: 100 }],
-  };
-  return { body, references };
+/** Seeded references by body field name (the domain's vocabulary, not a list of operations). */
+function referenceKind(field: string, resource: string, body: Record<string, unknown>): RecordKind | undefined {
+  const incoming = resource === 'receivables';
+  switch (field) {
+    case 'person_id': return incoming ? 'ref:customer' : 'ref:vendor';
+    case 'category_id': return incoming ? 'ref:creditCategory' : 'ref:debitCategory';
+    case 'cost_center_id': return incoming ? 'ref:revenueCenter' : 'ref:costCenter';
+    case 'to_account_id': return 'ref:otherAccount';
+    case 'financial_account_id': case 'from_account_id': return 'ref:account';
+    // A polymorphic parent names its kind beside it; otherwise it is a record of the same resource.
+    case 'parent_id': return typeof body['parent_type'] === 'string' ? `${body['parent_type']}s` : resource;
+    default: return undefined;
+  }
 }
 
-async function transactionBody(take: Take): Promise<{ body: Record<string, unknown>; references: Record<string, RecordKind> }> {
-  const references: Record<string, RecordKind> = {
-    '/financial_account_id': 'refAccount', '/category_id': 'refDebitCategory', '/person_id': 'refVendor',
-    '/cost_center_allocations/0/cost_center_id': 'refCostCenter',
-  };
-  const body = {
-    financial_account_id: await id(take, 'refAccount'), type: 'debit', amount: '10.00', occurred_at: '2026-03-09',
-    category_id: await id(take, 'refDebitCategory'), person_id: await id(take, 'refVendor'),
-    cost_center_allocations: [{ cost_center_id: await id(take, 'refCostCenter'), amount: '10.00' }],
-  };
-  return { body, references };
+let counter = 0;
+const unique = (text: unknown) => `${String(text).slice(0, 40)} ${randomUUID().slice(0, 8)} ${++counter}`;
+
+type Spec = { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { example?: unknown }> } }>> };
+let spec: Spec | undefined;
+function specExample(route: RouteDefinition): Record<string, unknown> | undefined {
+  spec ??= parse(fs.readFileSync('openapi/v1.yaml', 'utf8')) as Spec;
+  const example = spec.paths[route.operation.path]?.[route.operation.method.toLowerCase()]?.requestBody?.content?.['application/json']?.example;
+  return example && typeof example === 'object' ? structuredClone(example) as Record<string, unknown> : undefined;
 }
 
-function buildMasterData(resource: string, kind: RecordKind, create: () => Record<string, unknown>, update: Record<string, unknown>, deletable: boolean): Record<string, Builder> {
-  const base = `/v1/${resource}`;
-  const table: Record<string, Builder> = {
-    [`${resource}.list`]: async () => ({ method: 'GET', path: `${base}?limit=100` }),
-    [`${resource}.get`]: async (take) => ({ method: 'GET', path: `${base}/${await id(take, kind)}` }),
-    [`${resource}.create`]: async () => ({ method: 'POST', path: base, body: create() }),
-    [`${resource}.update`]: async (take) => ({ method: 'PATCH', path: `${base}/${await id(take, kind)}`, body: update }),
-  };
-  if (deletable) table[`${resource}.delete`] = async (take) => ({ method: 'DELETE', path: `${base}/${await id(take, kind)}` });
-  return table;
+const propertiesOf = (schema: JsonSchema | undefined) => ((schema?.['properties'] ?? {}) as Record<string, JsonSchema>);
+const namesRecords = (schema: JsonSchema): boolean =>
+  Object.entries(propertiesOf(schema)).some(([name, child]) => name.endsWith('_id') || namesRecords(child))
+  || (typeof schema['items'] === 'object' && namesRecords(schema['items'] as JsonSchema));
+
+/** A value for a schema from its examples, enum, default or type. */
+function sample(schema: JsonSchema): unknown {
+  const examples = schema['examples'] as unknown[] | undefined;
+  if (examples?.length) return structuredClone(examples[0]);
+  if (Array.isArray(schema['enum'])) return (schema['enum'] as unknown[])[0];
+  if (schema['default'] !== undefined) return schema['default'];
+  if (schema['format'] === 'uuid') return randomUUID();
+  const type = Array.isArray(schema['type']) ? (schema['type'] as string[])[0] : schema['type'];
+  if (type === 'object') return shape(schema, undefined);
+  if (type === 'array') return schema['items'] ? [sample(schema['items'] as JsonSchema)] : [];
+  if (type === 'boolean') return true;
+  if (type === 'integer' || type === 'number') return 1;
+  throw new Error(`coverage-requests: no example for a ${String(type)} (add \`examples\` to the schema in openapi/v1.yaml)`);
 }
 
-function buildTitles(resource: 'payables' | 'receivables'): Record<string, Builder> {
-  const payable = resource === 'payables';
-  const kind: RecordKind = payable ? 'payable' : 'receivable';
-  const base = `/v1/${resource}`;
-  return {
-    [`${resource}.list`]: async () => ({ method: 'GET', path: `${base}?limit=100` }),
-    [`${resource}.get`]: async (take) => ({ method: 'GET', path: `${base}/${await id(take, kind)}` }),
-    [`${resource}.create`]: async (take) => ({ method: 'POST', path: base, ...(await titleBody(take, payable)) }),
-    [`${resource}.update`]: async (take) => ({ method: 'PATCH', path: `${base}/${await id(take, kind)}`, ...(await titleBody(take, payable)) }),
-    [`${resource}.delete`]: async (take) => ({ method: 'DELETE', path: `${base}/${await id(take, kind)}` }),
-    [`${resource}.settle`]: async (take) => ({
-      method: 'POST', path: `${base}/${await id(take, kind)}/settle`,
-      body: { payment_date: '2026-03-10', financial_account_id: await id(take, 'refAccount') },
-      references: { '/financial_account_id': 'refAccount' },
-    }),
-    [`${resource}.reopen`]: async (take) => ({ method: 'POST', path: `${base}/${await id(take, payable ? 'paidPayable' : 'paidReceivable')}/reopen` }),
-    [`${resource}.cancel`]: async (take) => ({ method: 'POST', path: `${base}/${await id(take, kind)}/cancel` }),
-  };
+/**
+ * The example (or the required / first-with-an-example properties) of an object schema, plus
+ * every record-naming property; `minimal` (records made only to exist): required properties only.
+ */
+function shape(schema: JsonSchema, example: Record<string, unknown> | undefined, minimal = false): Record<string, unknown> {
+  const properties = propertiesOf(schema);
+  const out: Record<string, unknown> = (minimal ? undefined : example) ?? {};
+  const wanted = new Set((schema['required'] as string[] | undefined) ?? []);
+  if (!minimal && !example && wanted.size === 0) {
+    const first = Object.entries(properties).find(([, child]) => Array.isArray(child['examples']));
+    if (first) wanted.add(first[0]);
+  }
+  if (!minimal) for (const [name, child] of Object.entries(properties)) if (name.endsWith('_id') || namesRecords(child)) wanted.add(name);
+  for (const name of wanted) if (!(name in out) && properties[name]) out[name] = sample(properties[name] as JsonSchema);
+  for (const [name, value] of Object.entries(out)) {
+    const child = properties[name];
+    if (!child) continue;
+    if (Array.isArray(value) && typeof child['items'] === 'object' && (child['items'] as JsonSchema)['type'] === 'object') {
+      const item = shape(child['items'] as JsonSchema, value[0] as Record<string, unknown> | undefined, minimal);
+      // An apportionment item: `resolve` makes it carry the whole.
+      if ('percentage' in propertiesOf(child['items'] as JsonSchema)) item['percentage'] ??= '100';
+      out[name] = [item];
+    } else if (value && typeof value === 'object' && !Array.isArray(value) && child['properties']) {
+      out[name] = shape(child, value as Record<string, unknown>, minimal);
+    }
+  }
+  return out;
 }
 
-/** operationId → builder of one valid request. coverage tests fail for any route missing here. */
-export const REQUESTS: Readonly<Record<string, Builder>> = {
-  'workspaces.list': async () => ({ method: 'GET', path: '/v1/workspaces' }),
-  ...buildMasterData('companies', 'company', () => ({ cnpj: makeCnpj(), name: unique('Co') }), { name: 'Renamed' }, false),
-  ...buildMasterData('accounts', 'account', () => ({ name: unique('Acc'), type: 'cash' }), { name: unique('Acc') }, true),
-  ...buildMasterData('categories', 'category', () => ({ name: unique('Cat'), type: 'debit' }), { name: unique('Cat') }, true),
-  ...buildMasterData('cost_centers', 'costCenter', () => ({ name: unique('CC'), type: 'cost' }), { name: unique('CC') }, true),
-  ...buildMasterData('people', 'person', () => ({ name: unique('P'), kind: 'juridical' }), { name: unique('P') }, true),
-  ...buildMasterData('taxes', 'tax', () => ({ name: unique('Tax'), default_rate: '1' }), { name: unique('Tax') }, true),
-  'categories.create': async (take) => ({
-    method: 'POST', path: '/v1/categories', body: { name: unique('Sub'), type: 'debit', parent_id: await id(take, 'category') },
-    references: { '/parent_id': 'category' },
-  }),
-  ...buildTitles('payables'),
-  ...buildTitles('receivables'),
-  'transactions.list': async () => ({ method: 'GET', path: '/v1/transactions?limit=100' }),
-  'transactions.get': async (take) => ({ method: 'GET', path: `/v1/transactions/${await id(take, 'transaction')}` }),
-  'transactions.create': async (take) => ({ method: 'POST', path: '/v1/transactions', ...(await transactionBody(take)) }),
-  'transactions.update': async (take) => ({ method: 'PATCH', path: `/v1/transactions/${await id(take, 'transaction')}`, ...(await transactionBody(take)) }),
-  'transactions.delete': async (take) => ({ method: 'DELETE', path: `/v1/transactions/${await id(take, 'transaction')}` }),
-  'transfers.create': async (take) => ({
-    method: 'POST', path: '/v1/transfers',
-    body: { from_account_id: await id(take, 'refAccount'), to_account_id: await id(take, 'refOtherAccount'), amount: '5.00', occurred_at: '2026-03-09' },
-    references: { '/from_account_id': 'refAccount', '/to_account_id': 'refOtherAccount' },
-  }),
-  'transfers.get': async (take) => ({ method: 'GET', path: `/v1/transfers/${await id(take, 'transfer')}` }),
-  'attachments.list': async () => ({ method: 'GET', path: '/v1/attachments?limit=100' }),
-  'attachments.get': async (take) => ({ method: 'GET', path: `/v1/attachments/${await id(take, 'attachment')}` }),
-  'attachments.upload': async () => ({ method: 'POST', path: '/v1/attachments', body: buildUploadBody() }),
-  'attachments.download': async (take) => ({ method: 'GET', path: `/v1/attachments/${await id(take, 'attachment')}/download` }),
-  'attachments.delete': async (take) => ({ method: 'DELETE', path: `/v1/attachments/${await id(take, 'attachment')}` }),
-  'attachments.link': async (take) => ({
-    method: 'POST', path: `/v1/attachments/${await id(take, 'attachment')}/links`,
-    body: { parent_type: 'payable', parent_id: await id(take, 'refPayable') }, references: { '/parent_id': 'refPayable' },
-  }),
-  'attachments.unlink': async (take) => {
-    const linked = await take('linkedAttachment');
-    return { method: 'DELETE', path: `/v1/attachments/${linked.id}/links/payable/${linked.parentId ?? randomUUID()}` };
-  },
-  'activity.list': async () => ({ method: 'GET', path: '/v1/activity?limit=100' }),
-  'security_settings.get': async () => ({ method: 'GET', path: '/v1/security-settings' }),
-  'security_settings.update': async () => ({ method: 'PATCH', path: '/v1/security-settings', body: { blocked: { api: [] } } }),
-};
-
-export function buildUploadBody(): Record<string, unknown> {
-  return { file_name: 'coverage.pdf', content_type: 'application/pdf', content_base64: buildSmallPdf(randomUUID()).toString('base64') };
+/** Replaces record ids by records of the workspace and unique values by fresh ones; returns the references. */
+async function resolve(node: Record<string, unknown>, pointer: string, resource: string, root: Record<string, unknown>, take: Take, references: Record<string, RecordKind>): Promise<void> {
+  // One apportionment item carries the whole, by exactly one of percentage or amount.
+  if (pointer !== '' && 'percentage' in node) { node['percentage'] = '100'; delete node['amount']; }
+  else if (pointer !== '' && 'amount' in node) node['amount'] = root['amount'];
+  for (const [name, value] of Object.entries(node)) {
+    const here = `${pointer}/${name}`;
+    if (name.endsWith('_id')) {
+      const kind = referenceKind(name, resource, node);
+      if (!kind) throw new Error(`coverage-requests: no record kind for body field ${here} of /v1/${resource} (teach referenceKind)`);
+      references[here] = kind;
+      node[name] = (await take(kind)).id;
+    } else if (name === 'cnpj') node[name] = makeCnpj();
+    else if (name === 'name') node[name] = unique(value);
+    else if (name === 'content_base64') node[name] = buildSmallPdf(randomUUID()).toString('base64');
+    else if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) if (item && typeof item === 'object') await resolve(item as Record<string, unknown>, `${here}/${index}`, resource, root, take, references);
+    } else if (value && typeof value === 'object') await resolve(value as Record<string, unknown>, here, resource, root, take, references);
+  }
 }
+
+const resourceOf = (route: RouteDefinition) => route.operation.path.split('/')[2] as string;
+const actionOf = (route: RouteDefinition) => route.operation.operationId.split('.').pop() as string;
+
+export interface DeriveOptions {
+  /** The record of the path `{id}` (otherwise taken). */
+  readonly record?: RecordRef;
+  /** Required body properties only: for records made to exist, not to be looked at. */
+  readonly minimal?: boolean;
+}
+
+/** Derives one valid request for `route`. */
+export async function deriveRequest(route: RouteDefinition, take: Take, options: DeriveOptions = {}): Promise<CoverageRequest> {
+  const resource = resourceOf(route);
+  const pathParameters = route.parameters.filter((p) => p.in === 'path');
+  const before = PREPARE[actionOf(route)];
+  const record = pathParameters.some((p) => p.name === 'id') ? options.record ?? await take(before ? `${resource}+${before}` : resource) : undefined;
+  const params: Record<string, string> = {};
+  for (const parameter of pathParameters) {
+    params[parameter.name] = parameter.name === 'id' ? (record as RecordRef).id : String(record?.params?.[parameter.name] ?? sample(parameter.schema));
+  }
+  const path = route.operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] as string)) + (route.list ? '?limit=100' : '');
+  const schema = route.requestBody?.content['application/json'];
+  if (!schema) return { method: route.operation.method, path, params };
+  const body = shape(schema, specExample(route), options.minimal);
+  const references: Record<string, RecordKind> = {};
+  await resolve(body, '', resource, body, take, references);
+  return { method: route.operation.method, path, params, body, ...(Object.keys(references).length ? { references } : {}) };
+}
+
+/** operationId → builder of one valid request, for every route of the generated table. */
+export const REQUESTS: Readonly<Record<string, Builder>> = Object.fromEntries(
+  routes.map((route) => [route.operation.operationId, (take: Take) => deriveRequest(route, take)]),
+);
 
 /** `take` that hands out random uuids: requests of the right shape that name nothing. */
-export const takeRandom: Take = async (kind) => ({ id: randomUUID(), ...(kind === 'linkedAttachment' ? { parentId: randomUUID() } : {}) });
+export const takeRandom: Take = async () => ({ id: randomUUID() });
 
-/** `take` that creates (path kinds) or picks seeded (ref kinds) records in `workspace`, as ana over REST. */
+/** The route that makes a record of `resource`: its collection POST. */
+function creatorOf(resource: string): RouteDefinition {
+  const route = routes.find((r) => r.operation.method === 'POST' && r.operation.path === `/v1/${resource}`);
+  if (!route) throw new Error(`coverage-requests: no POST /v1/${resource} to make a record with`);
+  return route;
+}
+
+/** The route of `action` on one record of `resource`. */
+function actionRoute(resource: string, action: string): RouteDefinition {
+  const route = routes.find((r) => resourceOf(r) === resource && actionOf(r) === action && r.operation.path.startsWith(`/v1/${resource}/{id}`));
+  if (!route) throw new Error(`coverage-requests: no ${action} on /v1/${resource}/{id}`);
+  return route;
+}
+
+/** `take` that creates (resource kinds) or picks seeded (ref kinds) records in `workspace`, as ana over REST. */
 export async function createTaker(api: RestApp, workspace: string): Promise<Take> {
   const fixtures: Fixtures = await loadFixtures(api.app.services.db, workspace);
-  const post = async (path: string, body: Record<string, unknown>): Promise<string> => {
-    const res = await api.call('POST', path, { workspace, body });
-    if (res.status !== 201 && res.status !== 200) throw new Error(`fixture ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body.id as string;
+  const refs: Record<string, string> = {
+    'ref:vendor': fixtures.vendorId, 'ref:customer': fixtures.customerId,
+    'ref:debitCategory': fixtures.debitCategoryId, 'ref:creditCategory': fixtures.creditCategoryId,
+    'ref:account': fixtures.accountId, 'ref:otherAccount': fixtures.otherAccountId,
+    'ref:costCenter': fixtures.costCenters.cost, 'ref:revenueCenter': fixtures.costCenters.revenue,
+  };
+  const run = async (request: CoverageRequest): Promise<Record<string, unknown>> => {
+    const res = await api.call(request.method, request.path, { workspace, ...(request.body ? { body: request.body } : {}) });
+    if (res.status < 200 || res.status > 299) throw new Error(`fixture ${request.method} ${request.path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body as Record<string, unknown>;
   };
   const take: Take = async (kind) => {
-    switch (kind) {
-      case 'refVendor': return { id: fixtures.vendorId };
-      case 'refCustomer': return { id: fixtures.customerId };
-      case 'refDebitCategory': return { id: fixtures.debitCategoryId };
-      case 'refCreditCategory': return { id: fixtures.creditCategoryId };
-      case 'refAccount': return { id: fixtures.accountId };
-      case 'refOtherAccount': return { id: fixtures.otherAccountId };
-      case 'refCostCenter': return { id: fixtures.costCenters.cost };
-      case 'refRevenueCenter': return { id: fixtures.costCenters.revenue };
-      case 'refPayable': case 'payable': case 'receivable': case 'paidPayable': case 'paidReceivable': {
-        const payable = kind !== 'receivable' && kind !== 'paidReceivable';
-        const titleId = await post(payable ? '/v1/payables' : '/v1/receivables', (await titleBody(take, payable)).body);
-        if (kind === 'paidPayable' || kind === 'paidReceivable') {
-          await post(`/v1/${payable ? 'payables' : 'receivables'}/${titleId}/settle`, { payment_date: '2026-03-10' });
-        }
-        return { id: titleId };
-      }
-      case 'company': return { id: await post('/v1/companies', { cnpj: makeCnpj(), name: unique('Co') }) };
-      case 'account': return { id: await post('/v1/accounts', { name: unique('Acc'), type: 'cash' }) };
-      case 'category': return { id: await post('/v1/categories', { name: unique('Cat'), type: 'debit' }) };
-      case 'costCenter': return { id: await post('/v1/cost_centers', { name: unique('CC'), type: 'cost' }) };
-      case 'person': return { id: await post('/v1/people', { name: unique('P'), kind: 'juridical' }) };
-      case 'tax': return { id: await post('/v1/taxes', { name: unique('Tax'), default_rate: '1' }) };
-      case 'transaction': return { id: await post('/v1/transactions', (await transactionBody(take)).body) };
-      case 'transfer': return { id: await post('/v1/transfers', { from_account_id: fixtures.accountId, to_account_id: fixtures.otherAccountId, amount: '1.00', occurred_at: '2026-03-09' }) };
-      case 'attachment': return { id: await post('/v1/attachments', buildUploadBody()) };
-      case 'linkedAttachment': {
-        const attachmentId = await post('/v1/attachments', buildUploadBody());
-        const parentId = (await take('refPayable')).id;
-        await post(`/v1/attachments/${attachmentId}/links`, { parent_type: 'payable', parent_id: parentId });
-        return { id: attachmentId, parentId };
-      }
+    if (kind.startsWith('ref:')) {
+      const id = refs[kind];
+      if (!id) throw new Error(`coverage-requests: no seeded ${kind}`);
+      return { id };
     }
+    const [resource, action] = kind.split('+') as [string, string | undefined];
+    const id = (await run(await deriveRequest(creatorOf(resource), take, { minimal: true })))['id'] as string;
+    if (!action) return { id };
+    const request = await deriveRequest(actionRoute(resource, action), take, { record: { id } });
+    await run(request);
+    return { id, params: request.body ?? {} };
   };
   return take;
 }

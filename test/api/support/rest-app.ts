@@ -13,7 +13,7 @@ import { planSpec } from '../../../codegen/plan-spec.js';
 import type { RouteDefinition } from '../../../src/runtime/types.js';
 import type { Config } from '../../../src/config.js';
 import { createOperationService } from '../../../src/api/execute.js';
-import { handlers } from '../../../src/api/operations/index.js';
+import { handlers } from '../../../generated/handlers.gen.js';
 import { createRestRouter } from '../../../src/http/rest.js';
 
 export interface RestApp {

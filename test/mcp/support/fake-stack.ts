@@ -10,7 +10,7 @@ import pino from 'pino';
 import { ApiError } from '../../../src/api/errors.js';
 import type { Caller } from '../../../src/api/context.js';
 import type { OperationService } from '../../../src/api/service.js';
-import { assertMembership, assertPermission, assertScope, canReach } from '../../../src/auth/authorize.js';
+import { assertMembership, assertPermission, assertScope, canReach } from '../../../src/api/authorize.js';
 import { HttpError } from '../../../src/http/errors.js';
 import type { Limits } from '../../../src/http/limits.js';
 import { createMcpRouter } from '../../../src/mcp/router.js';
@@ -32,7 +32,10 @@ export const fakeCallers: Record<string, Caller> = {
 
 export function buildFakeTools(): ToolDefinition[] {
   const op = (operationId: string, method: 'GET' | 'DELETE', scopes: string[], permission: string) =>
-    ({ operationId, method, path: '/v1/payables', scopes, permission, movesMoney: false, workspaceScoped: false });
+    ({
+      operationId, method, path: '/v1/payables', scopes, permission, movesMoney: false, workspaceScoped: false,
+      readOnly: method === 'GET', destructive: method === 'DELETE', idempotent: true, confirmation: method === 'DELETE' ? { template: 'Delete {id}?', target: 'payables.get' } : null,
+    });
   return [
     {
       name: 'finance_payables_list', title: 'List payables', description: 'Lists payables.',

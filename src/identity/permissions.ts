@@ -1,5 +1,5 @@
 /**
- * The catalogue of panel permissions (SECURITY.md §1): what a membership can be granted.
+ * The catalogue of panel permissions (docs/security.md#identity-and-tokens): what a membership can be granted.
  * Admins hold every one of them; checking a permission is `authorize.ts`'s job.
  */
 

@@ -5,8 +5,8 @@
  * rows (people, accounts, chart) come in from finance.ts; inserting is finance.ts's job too.
  */
 import type { Insertable } from 'kysely';
-import type { AllocationsTable, AttachmentLinksTable, AuditColumns, TitlesTable, TransactionsTable } from '../schema.js';
-import { computeShares } from '../../api/rules/apportionment.js';
+import type { AllocationsTable, AttachmentLinksTable, AuditColumns, TitlesTable, TransactionsTable } from '../store/schema.js';
+import { computeShares } from '../api/rules/apportionment.js';
 import { pickInteger, pickOne } from './finance-documents.js';
 
 export interface SeedParty {

@@ -1,11 +1,11 @@
 /**
- * The demo identity (DOMAIN.md "Demo data"): organization "Demo Ltda", workspaces "Matriz" and
+ * The demo identity (docs/domain.md#demo-data): organization "Demo Ltda", workspaces "Matriz" and
  * "Filial", and three people — an admin, a reader of payables/receivables in Matriz, and an
  * inactive member. Finance records are `finance.ts`'s job.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../schema.js';
-import { ALL_PERMISSIONS } from '../../auth/permissions.js';
+import type { Database } from '../store/schema.js';
+import { ALL_PERMISSIONS } from '../identity/permissions.js';
 import * as ids from './ids.js';
 
 interface DemoMember {

@@ -6,9 +6,9 @@
  * database outage. Nothing here touches a service: none exists yet.
  */
 import Koa from 'koa';
-import { serviceUnavailable } from '../api/errors.js';
-import { databaseUnavailableRejection, setPreEraHeaders } from '../mcp/respond.js';
-import { DATABASE_RETRY_AFTER_SECONDS } from '../store/db-unavailable.js';
+import { serviceUnavailable } from './api/errors.js';
+import { databaseUnavailableRejection, setPreEraHeaders } from './mcp/respond.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from './store/db-unavailable.js';
 
 export function createStartingApp(): Koa {
   const app = new Koa();

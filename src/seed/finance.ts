@@ -1,5 +1,5 @@
 /**
- * Seeds the finance demo data of DOMAIN.md "Demo data" into both demo workspaces: companies,
+ * Seeds the finance demo data of docs/domain.md#demo-data into both demo workspaces: companies,
  * vendors and customers with valid CPF/CNPJ, a three-level chart of accounts, three accounts
  * with opening balances, cost centers, taxes, ~200 payables and receivables (title generation
  * lives in finance-titles.ts), attachments and transfers. Deterministic ids and amounts; dates
@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
-import type { AuditColumns, Database } from '../schema.js';
+import type { AuditColumns, Database } from '../store/schema.js';
 import { ANA_PERSON_ID, FILIAL_WORKSPACE_ID, MATRIZ_WORKSPACE_ID } from './ids.js';
 import { ACCOUNTS, CHART_OF_ACCOUNTS, COST_CENTERS, CUSTOMERS, TAXES, VENDORS, type CategoryNode } from './finance-catalog.js';
 import { createIdFactory, createRandom, generateCnpj, generateCpf } from './finance-documents.js';
@@ -44,7 +44,7 @@ function toCents(reais: number): number {
   return Math.round(reais * 100);
 }
 
-/** Walks the chart tree; children inherit the root's type (DOMAIN.md categories). */
+/** Walks the chart tree; children inherit the root's type (docs/domain.md#resources). */
 function buildCategories(plan: WorkspacePlan, nextId: () => string, onDate: string): { rows: Insertable<Database['categories']>[]; ids: Map<string, { id: string; name: string }> } {
   const rows: Insertable<Database['categories']>[] = [];
   const ids = new Map<string, { id: string; name: string }>();

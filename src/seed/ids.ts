@@ -1,6 +1,6 @@
 /**
  * Fixed ids of the demo identity (organization, workspaces, persons, memberships), so tests and
- * docs can refer to them. Finance demo records use their own ids (src/store/seed/finance.ts).
+ * docs can refer to them. Finance demo records use their own ids (src/seed/finance.ts).
  */
 
 export const DEMO_ORG_ID = '00000000-0000-4000-8000-000000000001';

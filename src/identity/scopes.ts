@@ -1,5 +1,5 @@
 /**
- * The scope grammar of SECURITY.md §2: which granted scopes satisfy an operation's required
+ * The scope grammar of docs/security.md#scopes: which granted scopes satisfy an operation's required
  * scope. Pure functions; who calls them and what error follows is `authorize.ts`'s business.
  */
 
@@ -37,7 +37,7 @@ export function isWriteScope(scope: string): boolean {
 /**
  * Resources reachable only through their own scopes, never through `finance.all(.write)`: the
  * Seguridad settings decide what agents may do, so an "everything" token handed to an agent must
- * not let it unblock its own channel (DOMAIN.md: an agent must never unblock itself).
+ * not let it unblock its own channel (docs/domain.md#resources: an agent must never unblock itself).
  */
 export const EXPLICIT_ONLY_RESOURCES: readonly (typeof SCOPE_RESOURCES)[number][] = ['security'];
 

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import type { Kysely } from 'kysely';
-import { openDatabase } from '../../../src/store/db.js';
-import { migrateToLatest } from '../../../src/store/migrate.js';
-import { seedDemoData } from '../../../src/store/seed/index.js';
-import { seedFinanceDemo } from '../../../src/store/seed/finance.js';
-import { hasValidCheckDigits } from '../../../src/store/seed/finance-documents.js';
-import { FILIAL_WORKSPACE_ID, MATRIZ_WORKSPACE_ID } from '../../../src/store/seed/ids.js';
-import type { Database } from '../../../src/store/schema.js';
-import type { Config } from '../../../src/config.js';
+import { openDatabase } from '../../src/store/db.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { seedDemoData } from '../../src/seed/index.js';
+import { seedFinanceDemo } from '../../src/seed/finance.js';
+import { hasValidCheckDigits } from '../../src/seed/finance-documents.js';
+import { FILIAL_WORKSPACE_ID, MATRIZ_WORKSPACE_ID } from '../../src/seed/ids.js';
+import type { Database } from '../../src/store/schema.js';
+import type { Config } from '../../src/config.js';
 
 describe('seedFinanceDemo()', () => {
   let db: Kysely<Database>;

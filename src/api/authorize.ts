@@ -1,15 +1,15 @@
 /**
- * Authorization checks shared by REST and MCP (SECURITY.md §3–§4): membership, scope,
+ * Authorization checks shared by REST and MCP (docs/security.md (resolving the workspace, check order)): membership, scope,
  * permission, and workspace resolution. Each failure throws the exact `ApiError` code of the
  * catalogue with its `details`; the order of the checks is `OperationService`'s business.
  */
 import type { Kysely } from 'kysely';
-import { ApiError } from '../api/errors.js';
-import type { Caller } from '../api/context.js';
-import type { WorkspaceHint } from '../api/service.js';
+import { ApiError } from './errors.js';
+import type { Caller } from '../identity/caller.js';
+import type { WorkspaceHint } from './service.js';
 import type { OperationRef } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
-import { findMissingScopes } from './scopes.js';
+import { findMissingScopes } from '../identity/scopes.js';
 
 /** The caller must be an active member of the token's organization. */
 export function assertMembership(caller: Caller): void {
@@ -58,7 +58,7 @@ export function workspaceAccessDenied(workspaceId: string): ApiError {
 }
 
 /**
- * Resolves the workspace of a call (SECURITY.md §3): argument → connection default → the only
+ * Resolves the workspace of a call (docs/security.md#resolving-the-workspace): argument → connection default → the only
  * workspace the person reaches → `workspace_required` with the choices. A named workspace must
  * exist, belong to the caller's organization and be granted, else `workspace_access_denied`.
  */

@@ -4,7 +4,7 @@
  * `identity.ts`; finance records in `finance.ts` (the money helper's).
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../schema.js';
+import type { Database } from '../store/schema.js';
 import { hasDemoIdentity, seedIdentity } from './identity.js';
 import { seedFinanceDemo } from './finance.js';
 

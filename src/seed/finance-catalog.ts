@@ -10,7 +10,7 @@ export interface CategoryNode {
   readonly children?: readonly CategoryNode[];
 }
 
-/** Level 1 carries the type; levels 2 and 3 inherit it (DOMAIN.md categories). */
+/** Level 1 carries the type; levels 2 and 3 inherit it (docs/domain.md#resources). */
 export const CHART_OF_ACCOUNTS: readonly { readonly type: 'debit' | 'credit'; readonly root: CategoryNode }[] = [
   {
     type: 'credit',

@@ -1,0 +1,149 @@
+/**
+ * The import rules of kobana-finance, checked by dependency-cruiser (`npm run lint:deps`, run in
+ * `.ci/run` after `npm run build`). docs/architecture.md ("Layers and import rules") explains
+ * each layer; every rule below names the sentence it enforces. The run must end with zero
+ * violations: a new import that breaks a rule fails CI.
+ *
+ * Layers, lowest first (a folder may import only folders on its own level or below):
+ *   src/runtime, src/identity  ·  src/config.ts  ·  src/store  ·  src/api  ·  src/seed
+ *   src/auth  ·  src/http  ·  src/dispatch, src/confirmation  ·  src/mcp
+ *   src/resources → src/prompts → src/completions (the MCP features)
+ *   src/*.ts (wiring: app, bootstrap, features, main, startup, starting-app)
+ * generated/ and codegen/ stand apart: they reach only src/runtime.
+ *
+ * TypeScript 7 has no JavaScript compiler API, so the files are parsed with swc (`@swc/core`);
+ * `tsPreCompilationDeps` keeps type-only imports in the graph, so they obey the rules too.
+ */
+
+/** Folders under src/ that make up the transports and the MCP features (everything above src/api). */
+const ABOVE_API = '^src/(auth|http|mcp|dispatch|confirmation|resources|prompts|completions|seed)/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'generated-only-runtime',
+      comment: 'generated/ imports only src/runtime (the types the generated modules are built from): nothing else of src/, no package.',
+      severity: 'error',
+      from: { path: '^generated/' },
+      to: { pathNot: '^(generated|src/runtime)/' },
+    },
+    {
+      name: 'codegen-not-src',
+      comment: 'codegen/ never imports src/ logic; it may read the shared src/runtime types only.',
+      severity: 'error',
+      from: { path: '^codegen/' },
+      to: { path: '^src/', pathNot: '^src/runtime/' },
+    },
+    {
+      name: 'src-not-build-or-tests',
+      comment: 'The server never imports the generator or the tests.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(codegen|test|bench|conformance|scripts)/' },
+    },
+    {
+      name: 'identity-neutral',
+      comment: 'src/identity (Caller, scope grammar, permission catalogue) imports nothing of src/ but src/runtime, so every layer can use it without a cycle.',
+      severity: 'error',
+      from: { path: '^src/identity/' },
+      to: { path: '^src/', pathNot: '^src/(identity|runtime)/' },
+    },
+    {
+      name: 'store-at-the-bottom',
+      comment: 'src/store (database, migrations, workspace guard) imports only itself, src/runtime, src/identity and src/config.ts; the demo seed lives in src/seed because it needs src/api rules.',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/', pathNot: '^src/(store/|runtime/|identity/|config\\.ts$)' },
+    },
+    {
+      name: 'api-transport-agnostic',
+      comment: 'src/api knows nothing of HTTP, Koa or MCP, and sits below authentication: it imports no transport, no MCP feature, no src/auth and no wiring module.',
+      severity: 'error',
+      from: { path: '^src/api/' },
+      to: { path: [ABOVE_API, '^src/(app|bootstrap|features|main|startup|starting-app)\\.ts$', '^node_modules/(koa|@koa/[^/]+|koa-[^/]+)/'] },
+    },
+    {
+      name: 'mcp-not-api',
+      comment: 'src/mcp never imports src/api directly: it reaches operations through src/dispatch and src/confirmation, which app.ts wires in.',
+      severity: 'error',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/api/' },
+    },
+    {
+      name: 'features-one-way',
+      comment: 'The MCP features import one way: completions → prompts → resources (src/features.ts composes them). None imports src/app.ts.',
+      severity: 'error',
+      from: { path: '^src/resources/' },
+      to: { path: '^src/(prompts|completions)/' },
+    },
+    {
+      name: 'features-one-way-prompts',
+      comment: 'See features-one-way: prompts may use resources, never completions.',
+      severity: 'error',
+      from: { path: '^src/prompts/' },
+      to: { path: '^src/completions/' },
+    },
+    {
+      name: 'http-not-auth',
+      comment: [
+        'src/auth builds on the HTTP primitives (HttpError, Metrics); src/http must not import src/auth.',
+        'KNOWN EXCEPTIONS (the only src/http ↔ src/auth folder cycle, see no-folder-cycles):',
+        'src/http/rest.ts → src/auth/index.ts (types AuthModule, AuthState) and',
+        'src/http/health.ts → src/auth/bearer.ts (throttleFailure, shared with /metrics).',
+        'They go away when the REST adapter leaves src/http (or those types and throttleFailure move down).',
+      ].join(' '),
+      severity: 'error',
+      from: { path: '^src/http/', pathNot: '^src/http/(rest|health)\\.ts$' },
+      to: { path: '^src/auth/' },
+    },
+    {
+      name: 'http-rest-auth-exception',
+      comment: 'The listed exception of http-not-auth, pinned: src/http/rest.ts may import src/auth/index.ts only.',
+      severity: 'error',
+      from: { path: '^src/http/rest\\.ts$' },
+      to: { path: '^src/auth/', pathNot: '^src/auth/index\\.ts$' },
+    },
+    {
+      name: 'http-health-auth-exception',
+      comment: 'The listed exception of http-not-auth, pinned: src/http/health.ts may import src/auth/bearer.ts only.',
+      severity: 'error',
+      from: { path: '^src/http/health\\.ts$' },
+      to: { path: '^src/auth/', pathNot: '^src/auth/bearer\\.ts$' },
+    },
+    {
+      name: 'no-folder-cycles',
+      comment: 'No cycle between folders. The one known exception is src/auth ↔ src/http (listed in http-not-auth): cycles that start from those two folders are not reported here, every other cycle (including any longer one that passes through them) is.',
+      severity: 'error',
+      scope: 'folder',
+      from: { pathNot: '^src/(auth|http)$' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-module-cycles',
+      comment: 'No cycle between modules.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'resolvable',
+      comment: 'Every relative import resolves to a file.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    // KNOWN EXCEPTION to generated-only-runtime: generated/handlers.gen.ts is the handler index the
+    // generator collects from src/api/operations (imported by the wiring, src/bootstrap.ts), so it
+    // must import src/api. It is left out of the graph: any generated/ → src/<folder> import shows
+    // up as a folder cycle through the top-level `src` folder, which depcruise's folder view uses
+    // both for the wiring files (src/*.ts, which import generated/) and for all of src/. Every other
+    // generated module is still held to generated-only-runtime.
+    exclude: { path: '^generated/handlers\\.gen\\.ts$' },
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+  },
+};

@@ -1,0 +1,121 @@
+/**
+ * The one place an operation is classified: read-only, destructive, idempotent (and, from
+ * `x-kobana-moves-money`, money-moving), and how a destructive one is confirmed. An explicit
+ * `x-mcp.annotations` hint wins over the rule; the tool annotations (annotations.ts) and the
+ * runtime's confirmation guard both read the result from `OperationRef`.
+ */
+import type { ConfirmationSpec, HttpMethod, OperationRef } from '../src/runtime/types.js';
+import { parseConfirmTemplate } from '../src/runtime/confirm-template.js';
+import { CodegenError } from './errors.js';
+import { extractAction } from './naming.js';
+
+type Obj = Record<string, unknown>;
+
+/** What classifying needs of a planned operation (plan-operation.ts's PlannedOperation is one). */
+export interface PlannedOperation {
+  readonly file: string;
+  readonly pointer: string;
+  readonly title: string;
+  readonly ref: OperationRef;
+  /** Non-null for list operations. */
+  readonly list: unknown;
+  /** `x-kobana-confirm` as written. */
+  readonly confirm: unknown;
+}
+
+export interface Classification {
+  readonly readOnly: boolean;
+  readonly destructive: boolean;
+  readonly idempotent: boolean;
+}
+
+const HINTS = { readOnlyHint: 'readOnly', destructiveHint: 'destructive', idempotentHint: 'idempotent' } as const;
+/** The generic sentence's record name: the first of these fields the target record has. */
+const FALLBACK_NAME = '{name|description|title|file_name|id}';
+const DESCRIBER_NAME = /^[a-z][a-z0-9-]*$/;
+
+/** readOnly = GET; destructive = DELETE, `cancel` or money-moving; idempotent = all but POST; then `x-mcp.annotations`. */
+export function classifyOperation(
+  where: { readonly file: string; readonly pointer: string },
+  method: HttpMethod, declaredOperationId: string | undefined, movesMoney: boolean, annotations: Obj,
+): Classification {
+  const result = {
+    readOnly: method === 'GET',
+    destructive: method === 'DELETE' || extractAction(declaredOperationId) === 'cancel' || movesMoney,
+    idempotent: method !== 'POST',
+  };
+  for (const [key, value] of Object.entries(annotations)) {
+    const at = `${where.pointer}/x-mcp/annotations/${key}`;
+    if (key === 'openWorldHint') {
+      // Every tool only touches this server's own data; a true value would be a lie.
+      if (value !== false) throw new CodegenError('INVALID_EXTENSION', where.file, at, 'openWorldHint is always false for kobana-finance tools');
+      continue;
+    }
+    if (key === 'title') continue; // the title comes from the operation summary
+    if (!Object.hasOwn(HINTS, key) || typeof value !== 'boolean') {
+      throw new CodegenError('INVALID_EXTENSION', where.file, at, `x-mcp.annotations accepts boolean ${Object.keys(HINTS).join(', ')}`);
+    }
+    result[HINTS[key as keyof typeof HINTS]] = value;
+  }
+  if (movesMoney && !result.destructive) {
+    throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations/destructiveHint`, 'an operation that moves money is always destructive');
+  }
+  if (result.readOnly && result.destructive) {
+    throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations`, 'an operation cannot be both read-only and destructive');
+  }
+  return result;
+}
+
+/**
+ * The GET operation that reads the record a call acts on: the one whose path is the longest
+ * prefix of the operation's path ending in a `{parameter}` (`POST /v1/receivables/{id}/write-off`
+ * → `GET /v1/receivables/{id}`; a DELETE → the GET of its own path).
+ */
+export function findTargetRead(model: PlannedOperation, all: readonly PlannedOperation[]): PlannedOperation | undefined {
+  const segments = model.ref.path.split('/');
+  let best: PlannedOperation | undefined;
+  let bestLength = 0;
+  for (const candidate of all) {
+    if (candidate.ref.method !== 'GET' || candidate.list || candidate === model) continue;
+    const own = candidate.ref.path.split('/');
+    const last = own[own.length - 1] ?? '';
+    if (!/^\{[^}]+\}$/.test(last) || own.length > segments.length || own.length <= bestLength) continue;
+    if (own.every((segment, index) => segment === segments[index])) {
+      best = candidate;
+      bestLength = own.length;
+    }
+  }
+  return best;
+}
+
+/**
+ * `x-kobana-confirm` of a destructive operation → its ConfirmationSpec: a template over the
+ * target record, a named describer, or (absent) the generic `<summary> "<name>"?`. A destructive
+ * operation of a Kobana document that can be described by none of them fails the build.
+ */
+export function planConfirmation(model: PlannedOperation, all: readonly PlannedOperation[], kobanaSpec: boolean): ConfirmationSpec | null {
+  const at = `${model.pointer}/x-kobana-confirm`;
+  const raw = model.confirm;
+  if (!model.ref.destructive) {
+    if (raw !== undefined) throw new CodegenError('INVALID_EXTENSION', model.file, at, `x-kobana-confirm is only read on destructive operations; ${model.ref.operationId} is not one`);
+    return null;
+  }
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+    const describer = (raw as Obj).describer;
+    if (Object.keys(raw).length !== 1 || typeof describer !== 'string' || !DESCRIBER_NAME.test(describer)) {
+      throw new CodegenError('INVALID_EXTENSION', model.file, at, 'x-kobana-confirm must be a template string or {describer: <name>}');
+    }
+    return { describer };
+  }
+  if (raw !== undefined && typeof raw !== 'string') {
+    throw new CodegenError('INVALID_EXTENSION', model.file, at, 'x-kobana-confirm must be a template string or {describer: <name>}');
+  }
+  const template = raw ?? `${model.title} ${FALLBACK_NAME}?`;
+  const parsed = parseConfirmTemplate(template);
+  if (typeof parsed === 'string') throw new CodegenError('INVALID_EXTENSION', model.file, at, `the x-kobana-confirm template ${parsed}`);
+  const target = findTargetRead(model, all);
+  if (target) return { template, target: target.ref.operationId };
+  if (!kobanaSpec) return null; // a foreign document: the call is refused over MCP, as it cannot be confirmed
+  throw new CodegenError('MISSING_EXTENSION', model.file, raw === undefined ? model.pointer : at,
+    `destructive operation ${model.ref.operationId} has no confirmation sentence: add x-kobana-confirm {describer: …}, or a GET operation that reads its target record`);
+}

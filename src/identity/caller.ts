@@ -1,0 +1,25 @@
+/**
+ * Who is calling: the authenticated person as every layer sees it (the operations in `src/api`,
+ * authentication in `src/auth`, the transports). A neutral module with no imports, so that
+ * `src/api` and `src/auth` can both name a `Caller` without importing each other.
+ */
+
+export type Channel = 'api' | 'mcp' | 'web';
+export type TokenType = 'oauth' | 'personal';
+
+export interface Caller {
+  readonly personId: string;
+  readonly organizationId: string;
+  /** Space-separated `scope` claim, parsed. */
+  readonly scopes: ReadonlySet<string>;
+  readonly tokenType: TokenType;
+  readonly channel: Channel;
+  /** Loaded from the membership; null when the person has no membership in the organization. */
+  readonly membership: {
+    readonly status: 'active' | 'inactive';
+    readonly isAdmin: boolean;
+    readonly permissions: ReadonlySet<string>;
+    /** Existing workspaces of `organizationId` granted to the person (all of them for an admin). */
+    readonly workspaceIds: readonly string[];
+  } | null;
+}
