@@ -90,8 +90,19 @@ export function computeShares(totalCents: number, requested: readonly RequestedS
   const lastPercentage = shares.map((s) => s.percentage !== null).lastIndexOf(true);
   if (lastPercentage >= 0) {
     const residue = totalCents - shares.reduce((sum, s) => sum + s.cents, 0);
-    const target = shares[lastPercentage] as ComputedShare;
-    shares[lastPercentage] = { ...target, cents: target.cents + residue };
+    const last = shares[lastPercentage] as { cents: number };
+    last.cents += residue;
+    // Rows rounded half-up can overshoot together (13 cents at 8.75/27.5/12.5/42.5/8.75 % round to
+    // 1+4+2+6+1 = 14) and leave the last row under its own share: until it has its share rounded
+    // down, the nearest earlier rows that were rounded up give one cent back each.
+    const lastFloor = Number((BigInt(totalCents) * BigInt(requested[lastPercentage]?.basisPoints ?? 0)) / 10000n);
+    for (let i = lastPercentage - 1; i >= 0 && last.cents < lastFloor; i -= 1) {
+      const points = requested[i]?.basisPoints ?? null;
+      if (points !== null && (BigInt(totalCents) * BigInt(points)) % 10000n >= 5000n) {
+        (shares[i] as { cents: number }).cents -= 1;
+        last.cents += 1;
+      }
+    }
   }
   if (shares.some((s) => s.cents <= 0)) {
     throw new ApiError('UNPROCESSABLE_ENTITY', 'Every cost center allocation must be greater than zero.');

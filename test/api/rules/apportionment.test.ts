@@ -51,6 +51,12 @@ describe('computeShares()', () => {
     expect(codeOf(() => computeShares(10000, [amt('a', 2500), amt('b', 7502)]))).to.equal('UNPROCESSABLE_ENTITY');
   });
 
+  it('never leaves the last row under its share when the rows rounded half-up overshoot together (property counterexample)', () => {
+    // 13 cents at 8.75 / 27.5 / 12.5 / 42.5 / 8.75 %: half-up gives 1+4+2+6+1 = 14, the last row would get 0.
+    const rows = [875, 2750, 1250, 4250, 875].map((p, i) => ({ costCenterId: `c${i}`, basisPoints: p, cents: null }));
+    expect(computeShares(13, rows).map((s) => s.cents)).to.deep.equal([1, 4, 2, 5, 1]);
+  });
+
   it('always sums a percentage split to the amount exactly (property)', () => {
     fc.assert(
       fc.property(
