@@ -6,9 +6,9 @@
  *
  * Layers, lowest first (a folder may import only folders on its own level or below):
  *   src/runtime, src/identity  ·  src/config.ts  ·  src/store  ·  src/api  ·  src/seed
- *   src/auth  ·  src/http  ·  src/dispatch, src/confirmation  ·  src/mcp
- *   src/resources → src/prompts → src/completions (the MCP features)
- *   src/*.ts (wiring: app, bootstrap, features, main, startup, starting-app)
+ *   src/auth  ·  src/http  ·  src/dispatch, src/confirmation  ·  src/mcp (the MCP core)
+ *   src/mcp/features: resources → prompts → completions, composed by src/mcp/features/index.ts
+ *   src/*.ts (wiring: app, bootstrap, main, startup, starting-app)
  * generated/ and codegen/ stand apart: they reach only src/runtime.
  *
  * TypeScript 7 has no JavaScript compiler API, so the files are parsed with swc (`@swc/core`);
@@ -16,7 +16,10 @@
  */
 
 /** Folders under src/ that make up the transports and the MCP features (everything above src/api). */
-const ABOVE_API = '^src/(auth|http|mcp|dispatch|confirmation|resources|prompts|completions|seed)/';
+const ABOVE_API = '^src/(auth|http|mcp|dispatch|confirmation|seed)/';
+
+/** The MCP core: src/mcp without the finance features in src/mcp/features. */
+const MCP_CORE = { path: '^src/mcp/', pathNot: '^src/mcp/features/' };
 
 module.exports = {
   forbidden: [
@@ -60,28 +63,35 @@ module.exports = {
       comment: 'src/api knows nothing of HTTP, Koa or MCP, and sits below authentication: it imports no transport, no MCP feature, no src/auth and no wiring module.',
       severity: 'error',
       from: { path: '^src/api/' },
-      to: { path: [ABOVE_API, '^src/(app|bootstrap|features|main|startup|starting-app)\\.ts$', '^node_modules/(koa|@koa/[^/]+|koa-[^/]+)/'] },
+      to: { path: [ABOVE_API, '^src/(app|bootstrap|main|startup|starting-app)\\.ts$', '^node_modules/(koa|@koa/[^/]+|koa-[^/]+)/'] },
     },
     {
       name: 'mcp-not-api',
-      comment: 'src/mcp never imports src/api directly: it reaches operations through src/dispatch and src/confirmation, which app.ts wires in.',
+      comment: 'The MCP core (src/mcp outside src/mcp/features) never imports src/api directly: it reaches operations through src/dispatch and src/confirmation, which app.ts wires in. The finance features in src/mcp/features read finance data through src/api.',
       severity: 'error',
-      from: { path: '^src/mcp/' },
+      from: MCP_CORE,
       to: { path: '^src/api/' },
     },
     {
-      name: 'features-one-way',
-      comment: 'The MCP features import one way: completions → prompts → resources (src/features.ts composes them). None imports src/app.ts.',
+      name: 'mcp-core-not-features',
+      comment: 'The MCP core takes the features as providers (the interfaces in src/mcp/methods) and never imports src/mcp/features; src/app.ts wires them in.',
       severity: 'error',
-      from: { path: '^src/resources/' },
-      to: { path: '^src/(prompts|completions)/' },
+      from: MCP_CORE,
+      to: { path: '^src/mcp/features/' },
+    },
+    {
+      name: 'features-one-way',
+      comment: 'The MCP features import one way: completions → prompts → resources (src/mcp/features/index.ts composes them). None imports src/app.ts.',
+      severity: 'error',
+      from: { path: '^src/mcp/features/resources/' },
+      to: { path: ['^src/mcp/features/(prompts|completions)/', '^src/mcp/features/index\\.ts$', '^src/app\\.ts$'] },
     },
     {
       name: 'features-one-way-prompts',
       comment: 'See features-one-way: prompts may use resources, never completions.',
       severity: 'error',
-      from: { path: '^src/prompts/' },
-      to: { path: '^src/completions/' },
+      from: { path: '^src/mcp/features/prompts/' },
+      to: { path: ['^src/mcp/features/completions/', '^src/mcp/features/index\\.ts$', '^src/app\\.ts$'] },
     },
     {
       name: 'http-not-auth',

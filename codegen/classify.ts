@@ -1,7 +1,7 @@
 /**
  * The one place an operation is classified: read-only, destructive, idempotent (and, from
  * `x-kobana-moves-money`, money-moving), and how a destructive one is confirmed. An explicit
- * `x-mcp.annotations` hint wins over the rule; the tool annotations (annotations.ts) and the
+ * `x-mcp.annotations` hint wins over the rule; the tool annotations (src/runtime/tool-view.ts) and the
  * runtime's confirmation guard both read the result from `OperationRef`.
  */
 import type { ConfirmationSpec, HttpMethod, OperationRef } from '../src/runtime/types.js';

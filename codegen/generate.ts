@@ -4,10 +4,25 @@
  * decides whether to write or compare the result.
  */
 import { formatAndCheck } from './emit/check.js';
-import { HANDLERS_FILE, renderHandlers, renderPlan } from './emit/render.js';
+import { HANDLERS_FILE, REGISTRY_FILE, renderHandlers, renderPlan } from './emit/render.js';
 import { checkHandlers, collectHandlers } from './handlers.js';
 import { loadSpec } from './load-spec.js';
 import { planSpec, type SpecPlan } from './plan-spec.js';
+import { buildViews } from '../src/runtime/views.js';
+
+/**
+ * The tools exactly as `tools/list` shows them to a caller who reaches all of them. Tools are
+ * built from the operation modules when the registry loads (src/runtime/tool-view.ts), so this
+ * file is what makes a change of that code — or of a spec text — show in review as a diff under
+ * generated/, and what `--check` catches when it was not regenerated. Nothing imports it.
+ */
+export const TOOLS_LIST_FILE = 'tools-list.gen.json';
+
+function renderToolsList(plan: SpecPlan): string {
+  const { tools } = buildViews(plan.operations.map(({ definition }) => definition));
+  const listed = tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
+  return `${JSON.stringify(listed, null, 2)}\n`;
+}
 
 export interface GenerateResult {
   readonly plan: SpecPlan;
@@ -29,14 +44,17 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
   const spec = await loadSpec(specFile);
   const plan = planSpec(spec);
   const rendered = renderPlan(plan);
-  let unchecked: ReadonlySet<string> = new Set();
+  // The registry runs the views of src/runtime/views.ts, which the in-memory check does not load
+  // (see emit/check.ts); `tsc -p tsconfig.json` checks it with them. Its data are the operation modules.
+  const unchecked = new Set([REGISTRY_FILE]);
   if (options.handlers) {
     const modules = await collectHandlers(options.handlers.dir);
     checkHandlers(plan, modules);
     rendered.set(HANDLERS_FILE, renderHandlers(plan, modules, options.handlers.outDir, options.handlers.dir));
     // It imports the application's modules; `tsc -p tsconfig.json` checks it with them.
-    unchecked = new Set([HANDLERS_FILE]);
+    unchecked.add(HANDLERS_FILE);
   }
   const files = await formatAndCheck(rendered, { typeCheck: options.typeCheck ?? true, specFile: spec.file, unchecked });
+  files.set(TOOLS_LIST_FILE, renderToolsList(plan));
   return { plan, files };
 }

@@ -1,7 +1,7 @@
 /**
  * Turns one dereferenced OpenAPI schema (3.0 or 3.1) into plain JSON Schema 2020-12 data: no `$ref`,
  * no OpenAPI-only keywords, `allOf` merged, every schema typed, every array with `items`, and
- * object cycles cut into a typed stub. Which schemas become tool arguments is input-schema.ts's job.
+ * object cycles cut into a typed stub. Which schemas become tool arguments is src/runtime/tool-view.ts's job.
  */
 import type { JsonSchema } from '../src/runtime/types.js';
 

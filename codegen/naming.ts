@@ -4,23 +4,15 @@
  * across operations is checked by plan-spec.ts, which sees them all.
  */
 import { createHash } from 'node:crypto';
+import { toArgumentName, toSnakeCase } from '../src/runtime/tool-view.js';
+
+// Shared with the tool view, which names arguments at run time.
+export { toArgumentName, toSnakeCase };
 
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 const TOOL_PREFIX = 'finance_';
 const MAX_NAME_LENGTH = 64;
 const HASH_LENGTH = 8;
-
-/** `payables.settle` → `payables_settle`; `getPetById` → `get_pet_by_id`; `Pagamentos-Ação` → `pagamentos_acao`. */
-export function toSnakeCase(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-}
 
 /** The default tool name of one operation (before `x-mcp.name` overrides). */
 export function deriveToolName(operationId: string | undefined, method: string, path: string): string {
@@ -47,11 +39,6 @@ export function fitToolName(name: string): string {
 
 export function isValidToolName(name: string): boolean {
   return TOOL_NAME_PATTERN.test(name);
-}
-
-/** Header parameter → argument name: `Idempotency-Key` → `idempotency_key`. */
-export function toArgumentName(parameterName: string): string {
-  return toSnakeCase(parameterName) || 'value';
 }
 
 /** The part after the last `.` of an operationId: `payables.cancel` → `cancel`. */

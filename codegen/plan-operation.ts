@@ -1,9 +1,10 @@
 /**
  * Reads one OpenAPI operation into an OperationModel: merged parameters (path item + operation),
  * the list vocabulary, the request body, the x-kobana-* / x-mcp extensions and the OperationRef.
- * Turning the model into a route, a tool or a resource template is left to plan-route/plan-tool.
+ * `toDefinition` turns it into the generated OperationDefinition; routes and tools are views of
+ * that (src/runtime/views.ts).
  */
-import type { FilterOperator, HttpMethod, JsonSchema, OperationRef } from '../src/runtime/types.js';
+import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationDefinition, OperationRef } from '../src/runtime/types.js';
 import { classifyOperation } from './classify.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
@@ -213,4 +214,33 @@ function extractMcp(ctx: PlanContext, pointer: string, operation: Obj): McpExten
     throw new CodegenError('INVALID_EXTENSION', ctx.file, pointer + '/x-mcp/annotations', 'x-mcp.annotations must be an object');
   }
   return { name, exclude: mcp.exclude === true, annotations: annotations as Obj };
+}
+
+/** The generated model of one operation (its confirmation already planned, see plan-spec.ts). */
+export function toDefinition(model: OperationModel, toolName: string | null): OperationDefinition {
+  return {
+    operation: model.ref,
+    title: model.title,
+    description: model.description,
+    toolName,
+    parameters: model.parameters.map(({ name, in: where, required, schema }) => ({ name, in: where, required, schema })),
+    list: model.list ? toListDefinition(model.list) : null,
+    requestBody: model.requestBody,
+    successStatus: model.successStatus,
+  };
+}
+
+function toListDefinition(list: ListParameters): ListDefinition {
+  // The value schema without the parameter's description, which is kept apart (tools rewrite it).
+  const apart = (parameter: ParameterModel): ListParameterDefinition => {
+    const { description: _omit, ...schema } = parameter.schema;
+    return { schema, description: parameter.description ?? null };
+  };
+  return {
+    limit: list.limit.schema,
+    cursor: list.cursor?.schema ?? null,
+    sort: list.sort ? apart(list.sort) : null,
+    fields: list.fields?.schema ?? null,
+    filters: list.filters.map((filter) => ({ name: filter.name, operators: filter.filterOperators ?? ['eq'], ...apart(filter) })),
+  };
 }

@@ -1,21 +1,32 @@
 /**
- * Plans a whole document: one OperationModel per operation, its route, its tool (unless
- * `x-mcp.exclude`), resource templates for `GET /v1/<resource>/{id}`, name uniqueness and sorting.
- * Rendering the plan into files is emit/'s job.
+ * Plans a whole document: one OperationModel per operation, turned into its OperationDefinition
+ * (the generated model) with its tool name (unless `x-mcp.exclude`); tool names and operation
+ * file names must be unique. The routes, tools and resource templates of the plan are the views
+ * the runtime builds from those definitions (src/runtime/views.ts), computed here too so a tool
+ * that cannot be built fails the build. Rendering the plan into files is emit/'s job.
  */
-import type { HttpMethod, ResourceTemplateDefinition, RouteDefinition, ToolDefinition } from '../src/runtime/types.js';
+import { buildViews, compareText } from '../src/runtime/views.js';
+import type { HttpMethod, OperationDefinition, ResourceTemplateDefinition, RouteDefinition, ToolDefinition } from '../src/runtime/types.js';
 import { planConfirmation } from './classify.js';
 import { CodegenError } from './errors.js';
 import type { LoadedSpec } from './load-spec.js';
-import { HTTP_METHODS, planOperation, type OperationModel } from './plan-operation.js';
-import { planRoute } from './plan-route.js';
-import { planTool } from './plan-tool.js';
+import { fitToolName, toSnakeCase } from './naming.js';
+import { HTTP_METHODS, planOperation, toDefinition, type OperationModel } from './plan-operation.js';
+import { planTool, planToolName } from './plan-tool.js';
 
 type Obj = Record<string, unknown>;
+
+/** One operation's generated model and the name of its module (`operations/<module>.gen.ts`). */
+export interface PlannedDefinition {
+  readonly module: string;
+  readonly definition: OperationDefinition;
+}
 
 export interface SpecPlan {
   readonly file: string;
   readonly sha256: string;
+  /** Sorted by module name. */
+  readonly operations: readonly PlannedDefinition[];
   readonly tools: readonly ToolDefinition[];
   readonly routes: readonly RouteDefinition[];
   readonly resourceTemplates: readonly ResourceTemplateDefinition[];
@@ -23,34 +34,40 @@ export interface SpecPlan {
   readonly skipped: readonly string[];
 }
 
-const RESOURCE_GET_PATH = /^\/v1\/([^/{}]+)\/\{id\}$/;
-
 export function planSpec(spec: LoadedSpec): SpecPlan {
   const models = collectOperations(spec);
-  const tools: ToolDefinition[] = [];
-  const owners = new Map<string, OperationModel>();
-  const resourceTemplates: ResourceTemplateDefinition[] = [];
+  const toolOwners = new Map<string, OperationModel>();
+  const moduleOwners = new Map<string, OperationModel>();
+  const operations: PlannedDefinition[] = [];
   for (const model of models.planned) {
-    if (model.mcp.exclude) continue;
-    const tool = planTool(model);
-    const owner = owners.get(tool.name);
+    const toolName = model.mcp.exclude ? null : planToolName(model);
+    if (toolName !== null) {
+      const owner = toolOwners.get(toolName);
+      if (owner) {
+        throw new CodegenError('NAME_CLASH', model.file, model.pointer,
+          `tool name ${toolName} of ${model.ref.method} ${model.ref.path} clashes with ${owner.ref.method} ${owner.ref.path} (${owner.pointer}); set x-mcp.name on one of them`);
+      }
+      toolOwners.set(toolName, model);
+    }
+    const module = planModuleName(model);
+    const owner = moduleOwners.get(module);
     if (owner) {
       throw new CodegenError('NAME_CLASH', model.file, model.pointer,
-        `tool name ${tool.name} of ${model.ref.method} ${model.ref.path} clashes with ${owner.ref.method} ${owner.ref.path} (${owner.pointer}); set x-mcp.name on one of them`);
+        `operationId ${model.ref.operationId} of ${model.ref.method} ${model.ref.path} has the module name ${module} of ${owner.ref.method} ${owner.ref.path} (${owner.pointer}); rename one of them`);
     }
-    owners.set(tool.name, model);
-    tools.push(tool);
-    const template = planResourceTemplate(model, tool.name);
-    if (template) resourceTemplates.push(template);
+    moduleOwners.set(module, model);
+    const definition = toDefinition(model, toolName);
+    if (toolName !== null) planTool(model, { ...definition, toolName });
+    operations.push({ module, definition });
   }
-  return {
-    file: spec.file,
-    sha256: spec.sha256,
-    tools: tools.sort((a, b) => compareText(a.name, b.name)),
-    routes: models.planned.map(planRoute).sort((a, b) => compareText(a.operation.path, b.operation.path) || compareText(a.operation.method, b.operation.method)),
-    resourceTemplates: resourceTemplates.sort((a, b) => compareText(a.uriTemplate, b.uriTemplate)),
-    skipped: models.skipped,
-  };
+  operations.sort((a, b) => compareText(a.module, b.module));
+  const views = buildViews(operations.map((planned) => planned.definition));
+  return { file: spec.file, sha256: spec.sha256, operations, ...views, skipped: models.skipped };
+}
+
+/** `payables.settle` → `payables_settle`: a file name and an identifier suffix. */
+function planModuleName(model: OperationModel): string {
+  return fitToolName(toSnakeCase(model.ref.operationId) || 'operation');
 }
 
 function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipped: string[] } {
@@ -70,23 +87,4 @@ function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipp
   // The confirmation of a destructive operation may read its target through another operation.
   const planned = found.map((model) => ({ ...model, ref: { ...model.ref, confirmation: planConfirmation(model, found, kobanaSpec) } }));
   return { planned, skipped };
-}
-
-/** A `kobana://finance/<resource>/{id}` template for each `GET /v1/<resource>/{id}` tool. */
-function planResourceTemplate(model: OperationModel, toolName: string): ResourceTemplateDefinition | null {
-  const match = model.ref.method === 'GET' ? RESOURCE_GET_PATH.exec(model.ref.path) : null;
-  if (!match) return null;
-  return {
-    uriTemplate: `kobana://finance/${match[1]}/{id}`,
-    name: toolName,
-    title: model.title,
-    description: model.description,
-    mimeType: 'application/json',
-    operation: model.ref,
-  };
-}
-
-/** Locale-independent ordering, so output never depends on the machine's locale. */
-export function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,11 +1,11 @@
 /**
- * The ToolDefinition of one operation: name (derived or `x-mcp.name`), title, description,
- * input schema, annotations and dispatch target. Uniqueness across tools is plan-spec.ts's job.
+ * The MCP side of one operation at build time: its tool name (derived or `x-mcp.name`) and a dry
+ * run of the tool view (src/runtime/tool-view.ts), so an argument clash fails the build naming the
+ * operation instead of the server at start-up. Uniqueness across tools is plan-spec.ts's job.
  */
-import type { ToolDefinition } from '../src/runtime/types.js';
-import { planAnnotations } from './annotations.js';
+import { ArgumentClashError, toToolView } from '../src/runtime/tool-view.js';
+import type { OperationDefinition, ToolDefinition } from '../src/runtime/types.js';
 import { CodegenError } from './errors.js';
-import { planInput } from './input-schema.js';
 import { deriveToolName, isValidToolName, TOOL_NAME_PATTERN } from './naming.js';
 import type { OperationModel } from './plan-operation.js';
 
@@ -21,15 +21,12 @@ export function planToolName(model: OperationModel): string {
   return deriveToolName(model.declaredOperationId, model.ref.method, model.ref.path);
 }
 
-export function planTool(model: OperationModel): ToolDefinition {
-  const { inputSchema, args } = planInput(model);
-  return {
-    name: planToolName(model),
-    title: model.title,
-    description: model.description,
-    inputSchema,
-    annotations: planAnnotations(model.ref, model.title),
-    operation: model.ref,
-    args,
-  };
+/** The tool the runtime will build from `definition`; a clash between argument sources is a CodegenError. */
+export function planTool(model: OperationModel, definition: OperationDefinition & { readonly toolName: string }): ToolDefinition {
+  try {
+    return toToolView(definition);
+  } catch (error) {
+    if (!(error instanceof ArgumentClashError)) throw error;
+    throw new CodegenError('ARGUMENT_CLASH', model.file, model.pointer, `${error.message} in operation ${model.ref.operationId}`);
+  }
 }

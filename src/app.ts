@@ -10,7 +10,7 @@ import { createHealthRouter } from './http/health.js';
 import { createRestRouter } from './http/rest.js';
 import { renderRestFallbacks } from './http/rest-fallback.js';
 import { createMcpRouter } from './mcp/router.js';
-import { createFinanceProviders } from './features.js';
+import { createFinanceProviders } from './mcp/features/index.js';
 import { routes, tools, resourceTemplates } from '../generated/registry.gen.js';
 
 export function createApp(services: Services): Koa {

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { TOOLS_DIR } from './render.js';
+import { OPERATIONS_DIR } from './render.js';
 
 export interface CheckResult {
   readonly changed: string[];
@@ -12,20 +12,18 @@ export interface CheckResult {
   readonly extra: string[];
 }
 
-/** Lists `*.gen.ts` files in `outDir` and `outDir/tools` as output-relative posix paths. */
+/** Lists `*.gen.ts` files anywhere under `outDir` as output-relative posix paths. */
 function listGenerated(outDir: string): string[] {
-  const found: string[] = [];
-  for (const sub of ['', TOOLS_DIR]) {
-    const dir = path.join(outDir, sub);
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir)) if (name.endsWith('.gen.ts')) found.push(sub ? `${sub}/${name}` : name);
-  }
-  return found.sort();
+  if (!existsSync(outDir)) return [];
+  return readdirSync(outDir, { recursive: true, encoding: 'utf8' })
+    .filter((relative) => relative.endsWith('.gen.ts'))
+    .map((relative) => relative.split(path.sep).join('/'))
+    .sort();
 }
 
 /** Writes every file (only when its content changed) and removes stale `*.gen.ts` files. */
 export function writeOutput(outDir: string, files: ReadonlyMap<string, string>): { written: number; removed: number } {
-  mkdirSync(path.join(outDir, TOOLS_DIR), { recursive: true });
+  mkdirSync(path.join(outDir, OPERATIONS_DIR), { recursive: true });
   let written = 0;
   for (const [relative, text] of files) {
     const target = path.join(outDir, relative);
@@ -35,6 +33,10 @@ export function writeOutput(outDir: string, files: ReadonlyMap<string, string>):
   }
   const stale = listGenerated(outDir).filter((relative) => !files.has(relative));
   for (const relative of stale) rmSync(path.join(outDir, relative));
+  // A folder the removals emptied goes with them.
+  for (const folder of new Set(stale.map((relative) => path.dirname(path.join(outDir, relative))))) {
+    if (path.resolve(folder) !== path.resolve(outDir) && existsSync(folder) && readdirSync(folder).length === 0) rmSync(folder, { recursive: true });
+  }
   return { written, removed: stale.length };
 }
 

@@ -46,11 +46,18 @@ export interface FileOutput {
   readonly bytes: () => Promise<Uint8Array>;
 }
 
+/**
+ * What an operation did, where a transport renders it differently: `created` (a new record or
+ * link), `deleted` (nothing to answer). Absent for a read or a change that answers the record.
+ * Never an HTTP status: REST answers the route's generated success status, MCP a tool result.
+ */
+export type OutcomeKind = 'created' | 'deleted';
+
+/** What an operation returns: data (`body`), a file, or nothing, and where it matters its outcome. */
 export interface OperationOutput {
-  readonly status: number;
+  readonly outcome?: OutcomeKind;
   readonly body?: unknown;
   readonly file?: FileOutput;
-  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface OperationContext {

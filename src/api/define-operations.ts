@@ -2,7 +2,7 @@
  * How an operation module declares its handlers: every `*.ts` directly under
  * src/api/operations/ exports
  *
- *   export const handlers = defineOperations({ 'payables.summary': async (ctx, input) => ({ status: 200, body }) });
+ *   export const handlers = defineOperations({ 'payables.summary': async (ctx, input) => ({ body }) });
  *
  * The generator finds the modules by listing that folder, checks the operationIds against
  * openapi/v1.yaml (an operation without a handler, or a handler without an operation, fails

@@ -1,30 +1,31 @@
 /**
  * The one error family of the Finance API. Operations throw `ApiError`; REST renders it as
- * `{"error":{code,message,details?}}` with `status`, MCP as a tool result with `isError: true`.
- * Rendering happens in exactly one place per transport; this file only defines the values.
+ * `{"error":{code,message,details?}}` with the HTTP status it picks for the code
+ * (src/http/rest-error-status.ts), MCP as a tool result with `isError: true`. Rendering happens
+ * in exactly one place per transport; this file only defines the values — no HTTP.
  */
 
-export const API_ERROR_STATUS = {
-  VALIDATION_ERROR: 400,
-  BAD_REQUEST: 400,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  UNPROCESSABLE_ENTITY: 422,
-  SECURITY_BLOCKED: 403,
-  RATE_LIMITED: 429,
-  insufficient_scope: 403,
-  insufficient_permission: 403,
-  workspace_access_denied: 403,
-  membership_inactive: 403,
-  workspace_required: 400,
-  confirmation_required: 403,
-  USER_DECLINED: 403,
-  confirmation_replayed: 409,
-  confirmation_unavailable: 503,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
+export const API_ERROR_CODES = [
+  'VALIDATION_ERROR',
+  'BAD_REQUEST',
+  'NOT_FOUND',
+  'CONFLICT',
+  'UNPROCESSABLE_ENTITY',
+  'SECURITY_BLOCKED',
+  'RATE_LIMITED',
+  'insufficient_scope',
+  'insufficient_permission',
+  'workspace_access_denied',
+  'membership_inactive',
+  'workspace_required',
+  'confirmation_required',
+  'USER_DECLINED',
+  'confirmation_replayed',
+  'confirmation_unavailable',
+  'SERVICE_UNAVAILABLE',
+] as const;
 
-export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+export type ApiErrorCode = typeof API_ERROR_CODES[number];
 
 export interface ValidationIssue {
   readonly path: string;
@@ -33,14 +34,12 @@ export interface ValidationIssue {
 
 export class ApiError extends Error {
   readonly code: ApiErrorCode;
-  readonly status: number;
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
   constructor(code: ApiErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ApiError';
     this.code = code;
-    this.status = API_ERROR_STATUS[code];
     this.details = details;
   }
 

@@ -4,8 +4,9 @@
  * Seguridad → API budget → hooks → confirmation → (transaction: confirmation proof consumed →
  * idempotency → operation) — and nothing else; transports map requests/responses, operation
  * modules hold the business rules. A destructive call on the `mcp` channel runs only with a
- * ConfirmationProof, whatever the transport decided (defence in depth, docs/security.md#confirmation).
- * Constraint violations that escape an operation become CONFLICT, never a 500.
+ * ConfirmationProof, whatever the transport decided (defence in depth, docs/security.md#confirmation):
+ * without one it is answered `needs_confirmation`. Constraint violations that escape an
+ * operation become CONFLICT, never a 500. Answers data, never HTTP (src/api/service.ts).
  *
  *   createOperationService({db, routes, handlers, budget?, now?}): OperationService
  */
@@ -16,7 +17,7 @@ import type { Caller, OperationHandler, OperationOutput } from './context.js';
 import type { ListAwareContext } from './list.js';
 import {
   isConfirmationProof,
-  type ApiBudget, type BudgetDecision, type ConfirmationProof, type ExecuteRequest, type OperationService, type PreparedCall, type WorkspaceHint,
+  type ApiBudget, type ConfirmationProof, type ExecuteRequest, type ExecuteResult, type OperationService, type PreparedCall, type WorkspaceHint,
 } from './service.js';
 import { assertMembership, assertPermission, assertScope, canReach, resolveWorkspace } from './authorize.js';
 import { assertSafeInput, compileRouteValidator, type ArgumentsValidator } from './validation.js';
@@ -63,28 +64,22 @@ function isSeguridadItself(operation: OperationRef): boolean {
 
 /**
  * The confirmation step's last word: a destructive MCP call needs a proof made by
- * src/mcp/confirmation.ts, and anything offered as a proof must be one. Never trusts the
- * dispatcher's choice to ask; `destructive` is the generated classification the tool's
- * `destructiveHint` is rendered from (codegen/classify.ts), so the two cannot disagree.
+ * src/mcp/confirmation.ts (`'missing'` when none was offered), and anything offered as a proof
+ * must be one. Never trusts the dispatcher's choice to ask; `destructive` is the generated
+ * classification the tool's `destructiveHint` is rendered from (codegen/classify.ts), so the
+ * two cannot disagree.
  */
-function requireConfirmationProof(caller: Caller, operation: OperationRef, offered: unknown): ConfirmationProof | undefined {
+function checkConfirmationProof(caller: Caller, operation: OperationRef, offered: unknown): ConfirmationProof | 'missing' | undefined {
   const needed = caller.channel === 'mcp' && operation.destructive;
-  if (offered === undefined && !needed) return undefined;
+  if (offered === undefined) return needed ? 'missing' : undefined;
   if (isConfirmationProof(offered)) return offered;
   throw new ApiError('confirmation_required', 'This tool deletes, cancels or moves money and needs the person\'s confirmation; nothing was changed.');
 }
 
-export function rateLimitHeaders(decision: BudgetDecision | undefined): Record<string, string> {
-  if (!decision) return {};
-  return {
-    'RateLimit-Limit': String(decision.limit),
-    'RateLimit-Remaining': String(Math.max(0, decision.remaining)),
-    'RateLimit-Reset': String(Math.max(0, Math.ceil(decision.resetSeconds))),
-  };
-}
-
-function withHeaders(output: OperationOutput, headers: Record<string, string>): OperationOutput {
-  return { ...output, headers: { ...headers, ...(output.headers ?? {}) } };
+/** A write's answer: the operation's output, or the stored one of its Idempotency-Key. */
+interface WriteAnswer {
+  readonly output: OperationOutput;
+  readonly replayed: boolean;
 }
 
 export function createOperationService(deps: OperationServiceDeps): OperationService {
@@ -93,7 +88,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
 
   async function runWrite(
     prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest, proof: ConfirmationProof | undefined,
-  ): Promise<OperationOutput> {
+  ): Promise<WriteAnswer> {
     const { operation, caller, workspaceId, input } = prepared;
     const compiled = operations.get(operation.operationId);
     const route = compiled?.route;
@@ -109,19 +104,19 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
         const startedAt = now();
         if (scope) {
           const replay = await findReplay(trx, scope, hash, startedAt);
-          if (replay) return replay;
+          if (replay) return { output: replay, replayed: true };
         }
         const ctx: ListAwareContext = { caller, workspaceId, db: trx, now, listSpec: route?.list ?? null };
         const output = await handler(ctx, input);
         if (scope) await storeResponse(trx, scope, hash, output, startedAt);
-        return output;
+        return { output, replayed: false };
       });
     } catch (err) {
       // Two concurrent first uses of one key: the loser's insert hits the primary key and its
       // transaction rolls back; answer it from what the winner stored.
       if (scope && isUniqueViolation(err)) {
         const replay = await findReplay(deps.db, scope, hash, now());
-        if (replay) return replay;
+        if (replay) return { output: replay, replayed: true };
       }
       // A race the operation's own checks could not see (two creates of one unique name): the
       // database constraint decided, and the caller gets CONFLICT rather than a 500.
@@ -146,7 +141,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     return operation.workspaceScoped ? resolveWorkspace(deps.db, caller, hint) : null;
   }
 
-  async function execute(request: ExecuteRequest): Promise<OperationOutput> {
+  async function execute(request: ExecuteRequest): Promise<ExecuteResult> {
     const compiled = findOperation(request.operationId);
     const { route, validate, handler } = compiled;
     const operation = route.operation;
@@ -163,19 +158,21 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
       validate(request.input);
     }
     if (workspaceId && !isSeguridadItself(operation)) await assertNotBlocked(deps.db, workspaceId, caller.channel, operation);
-    const decision = await deps.budget?.consume(caller.personId, caller.organizationId, operation.readOnly ? 'read' : 'write');
-    const headers = rateLimitHeaders(decision);
+    const budget = await deps.budget?.consume(caller.personId, caller.organizationId, operation.readOnly ? 'read' : 'write');
 
     // A route without a handler is a deployment bug; it still gets every check above first.
     if (!handler) throw new Error(`No handler for operationId: ${request.operationId}`);
     const prepared: PreparedCall = { operation, caller, workspaceId, input: request.input };
     const offered: unknown = await request.hooks?.beforeExecute?.(prepared);
-    const proof = requireConfirmationProof(caller, operation, offered);
+    const proof = checkConfirmationProof(caller, operation, offered);
+    if (proof === 'missing') return { kind: 'needs_confirmation', prepared };
+    const answered = { ...(budget ? { budget } : {}) };
     if (operation.method === 'GET') {
       const ctx: ListAwareContext = { caller, workspaceId, db: deps.db, now, listSpec: compiled.route.list };
-      return withHeaders(await handler(ctx, request.input), headers);
+      return { kind: 'done', output: await handler(ctx, request.input), replayed: false, ...answered };
     }
-    return withHeaders(await runWrite(prepared, handler, request, proof), headers);
+    const { output, replayed } = await runWrite(prepared, handler, request, proof);
+    return { kind: 'done', output, replayed, ...answered };
   }
 
   return {

@@ -1,10 +1,11 @@
 /**
  * Idempotency-Key storage (docs/domain.md#idempotency): a request fingerprint and the stored
  * response, per workspace + person + key, for 24 h, in the database so every replica shares
- * it. Runs inside the operation's transaction; when to call it is execute.ts's business.
+ * it. Runs inside the operation's transaction; when to call it is execute.ts's business, and how
+ * a replay shows is the transports' (REST: `Idempotency-Replayed`, MCP: `_meta`, docs/protocol.md).
  *
  *   hashRequest(operationId, input): string
- *   findReplay(db, scope, hash, now): Promise<OperationOutput | null>   // CONFLICT when the key was used for another request
+ *   findReplay(db, scope, hash, now): Promise<OperationOutput | null>   // the stored body; CONFLICT when the key was used for another request
  *   storeResponse(db, scope, hash, output, now, random?): Promise<void>   // and, 1 time in 100, purgeExpiredKeys
  *   purgeExpiredKeys(db, workspaceId, now, limit?): Promise<number>        // ≤ limit expired rows of one workspace
  */
@@ -16,7 +17,11 @@ import type { OperationInput, OperationOutput } from './context.js';
 import { ApiError } from './errors.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-export const REPLAYED_HEADER = 'Idempotency-Replayed';
+/**
+ * Written to the `response_status` column, which nothing reads any more: a replay answers the
+ * route's generated success status like the first call did, so the api layer stores no status.
+ */
+const UNUSED_RESPONSE_STATUS = 0;
 
 export interface IdempotencyScope {
   readonly workspaceId: string;
@@ -60,11 +65,7 @@ export async function findReplay(db: Kysely<Database>, scope: IdempotencyScope, 
     return null;
   }
   if (row.request_hash !== hash || row.operation_id !== scope.operationId) throw conflict();
-  return {
-    status: row.response_status,
-    ...(row.response_body === null ? {} : { body: JSON.parse(row.response_body) as unknown }),
-    headers: { [REPLAYED_HEADER]: 'true' },
-  };
+  return row.response_body === null ? {} : { body: JSON.parse(row.response_body) as unknown };
 }
 
 /** Share of stored responses that also purge expired keys of their workspace. */
@@ -107,7 +108,7 @@ export async function storeResponse(
     key: scope.key,
     operation_id: scope.operationId,
     request_hash: hash,
-    response_status: output.status,
+    response_status: UNUSED_RESPONSE_STATUS,
     response_body: output.body === undefined ? null : JSON.stringify(output.body),
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),

@@ -3,7 +3,8 @@
  * (`src/dispatch`) both call `OperationService.execute`, which runs every check of
  * docs/security.md#check-order-and-error-catalogue in order — membership → scope → permission → workspace → arguments →
  * Seguridad → API budget → [hooks, e.g. confirmation] → the operation — inside one database
- * transaction for writes. Transports never reach operations any other way.
+ * transaction for writes. Transports never reach operations any other way. `execute` answers
+ * data and outcomes (`ExecuteResult`), never HTTP: statuses and headers are REST's, tool results MCP's.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
@@ -22,8 +23,9 @@ export interface ExecuteHooks {
   /** Right after membership → scope → permission → workspace passed, with the resolved workspace (e.g. for the call's log line). */
   readonly authorized?: (workspaceId: string | null) => void;
   /**
-   * After every check passed, before the transaction opens (e.g. ask for confirmation). A
-   * confirmation step resolves to the `ConfirmationProof` it was given for this call.
+   * After every check passed, before the transaction opens: resolves to the `ConfirmationProof`
+   * the transport holds for this call (MCP: a resend the person accepted), or to nothing — then a
+   * destructive MCP call is answered `needs_confirmation` and nothing runs.
    */
   readonly beforeExecute?: (prepared: PreparedCall) => Promise<ConfirmationProof | void>;
   /** Inside the operation's transaction, before the operation runs (e.g. consume a nonce). */
@@ -59,9 +61,30 @@ export interface AuthorizeRequest {
   readonly workspace: WorkspaceHint;
 }
 
+/** The operation ran (or an Idempotency-Key replay answered it): its output, for the transport to render. */
+export interface ExecuteDone {
+  readonly kind: 'done';
+  readonly output: OperationOutput;
+  /** Answered from the stored response of the same Idempotency-Key: nothing ran again. */
+  readonly replayed: boolean;
+  /** The API budget after this call was counted; absent when no budget is kept. */
+  readonly budget?: BudgetDecision;
+}
+
+/**
+ * A destructive call on the `mcp` channel came without a confirmation proof: every check passed,
+ * nothing ran. The MCP layer decides how to ask the person (src/mcp/confirmation.ts).
+ */
+export interface ExecuteNeedsConfirmation {
+  readonly kind: 'needs_confirmation';
+  readonly prepared: PreparedCall;
+}
+
+export type ExecuteResult = ExecuteDone | ExecuteNeedsConfirmation;
+
 export interface OperationService {
   /** Runs one operation with all checks; throws `ApiError` for anything the caller can act on. */
-  execute(request: ExecuteRequest): Promise<OperationOutput>;
+  execute(request: ExecuteRequest): Promise<ExecuteResult>;
   /**
    * The checks `execute` runs before arguments — membership → scope → permission → workspace —
    * with the very same answers; returns the resolved workspace. Lets a transport refuse before
@@ -72,7 +95,7 @@ export interface OperationService {
   canReach(caller: Caller, operation: OperationRef): boolean;
 }
 
-/** The state of one budget after a call was counted (for `RateLimit-*` headers on REST). */
+/** The state of one budget after a call was counted (REST renders it as `RateLimit-*`). */
 export interface BudgetDecision {
   readonly limit: number;
   readonly remaining: number;
@@ -90,8 +113,9 @@ export interface ApiBudget {
 }
 
 /**
- * Proof that the person confirmed one destructive MCP call (docs/security.md#confirmation). `execute` refuses a
- * destructive call on the `mcp` channel without one (`confirmation_required`) and runs
+ * Proof that the person confirmed one destructive MCP call (docs/security.md#confirmation). `execute` answers a
+ * destructive call on the `mcp` channel without one `needs_confirmation`, refuses anything
+ * offered as a proof that is not one (`confirmation_required`), and runs
  * `consumeInTransaction` inside the write's transaction, before the operation, so the
  * confirmation's nonce is burnt with the write or not at all.
  *

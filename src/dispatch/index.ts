@@ -6,12 +6,11 @@ export { buildToolInput, isListTool, DEFAULT_LIST_LIMIT, type ToolInput } from '
 export { compileArgumentValidators, type ArgumentValidator } from './tool-arguments.js';
 export {
   runToolCall,
-  type ConfirmationDecision,
-  type ConfirmStep,
+  type CallConfirmation,
   type ToolCallDeps,
   type ToolCallOutcome,
   type ToolCallRequest,
 } from './tool-call.js';
 export { ApiError, serviceUnavailable } from '../api/errors.js';
 export type { Caller, FileOutput, OperationOutput } from '../api/context.js';
-export type { OperationService, PreparedCall, ExecuteHooks } from '../api/service.js';
+export type { ConfirmationProof, OperationService, PreparedCall } from '../api/service.js';

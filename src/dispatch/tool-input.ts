@@ -77,7 +77,7 @@ export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<strin
         else query[target.name] = value;
         break;
       case 'body':
-        // Target name '' is the whole body (a non-object request schema, codegen/input-schema.ts).
+        // Target name '' is the whole body (a non-object request schema, src/runtime/tool-view.ts).
         if (target.name === '') body = value;
         else if (body !== null && typeof body === 'object') (body as Record<string, unknown>)[target.name] = value;
         break;

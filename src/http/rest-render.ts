@@ -1,15 +1,19 @@
 /**
- * Renders /v1 results: success JSON (204 without a body), files (bytes with Content-Type,
+ * Renders /v1 results: an executed call becomes the route's success status plus its headers
+ * (`RateLimit-*` from the budget, `Idempotency-Replayed: true` on a replay — the api layer knows
+ * no HTTP), success JSON (204 without a body), files (bytes with Content-Type,
  * Content-Disposition per RFC 6266, Cache-Control: private, no-store) and — in exactly one
  * place — every error: ApiError → its envelope, HttpError → its status/headers, the database
  * unreachable → 503 SERVICE_UNAVAILABLE + Retry-After, anything else → 500 INTERNAL with the
  * cause logged, never a stack.
  */
 import type Koa from 'koa';
-import type { FileOutput, OperationOutput } from '../api/context.js';
+import type { FileOutput } from '../api/context.js';
 import { ApiError, serviceUnavailable } from '../api/errors.js';
+import type { BudgetDecision, ExecuteDone } from '../api/service.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { HttpError } from './errors.js';
+import { API_ERROR_STATUS } from './rest-error-status.js';
 import { settleClientAbort } from './observability.js';
 
 /** Types a browser may show in place; everything else downloads (no active content inline). */
@@ -35,6 +39,40 @@ export function buildContentDisposition(contentType: string, fileName: string): 
   return `${disposition}; filename="${fallback}"${ext}`;
 }
 
+/** One /v1 success answer. */
+export interface RestResponse {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly file?: FileOutput;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Tells a client its request was answered from the stored response of its Idempotency-Key. */
+export const REPLAYED_HEADER = 'Idempotency-Replayed';
+
+function rateLimitHeaders(budget: BudgetDecision | undefined): Record<string, string> {
+  if (!budget) return {};
+  return {
+    'RateLimit-Limit': String(budget.limit),
+    'RateLimit-Remaining': String(Math.max(0, budget.remaining)),
+    'RateLimit-Reset': String(Math.max(0, Math.ceil(budget.resetSeconds))),
+  };
+}
+
+/**
+ * The answer to a call that ran: the generated success status (the spec's first 2xx, whatever
+ * the operation's outcome), its body or file, the budget and, on a replay, `Idempotency-Replayed`.
+ */
+export function toRestResponse(successStatus: number, done: ExecuteDone): RestResponse {
+  const { output } = done;
+  return {
+    status: successStatus,
+    ...(output.body === undefined ? {} : { body: output.body }),
+    ...(output.file ? { file: output.file } : {}),
+    headers: { ...rateLimitHeaders(done.budget), ...(done.replayed ? { [REPLAYED_HEADER]: 'true' } : {}) },
+  };
+}
+
 function applyHeaders(ctx: Koa.Context, headers: Readonly<Record<string, string>> | undefined): void {
   for (const [name, value] of Object.entries(headers ?? {})) ctx.set(name, value);
 }
@@ -50,7 +88,7 @@ async function renderFile(ctx: Koa.Context, file: FileOutput): Promise<void> {
   ctx.length = bytes.byteLength;
 }
 
-export async function renderOutput(ctx: Koa.Context, output: OperationOutput): Promise<void> {
+export async function renderOutput(ctx: Koa.Context, output: RestResponse): Promise<void> {
   applyHeaders(ctx, output.headers);
   if (output.file) return renderFile(ctx, output.file);
   ctx.status = output.status;
@@ -91,7 +129,7 @@ export function renderError(ctx: Koa.Context, err: unknown): void {
   if (err instanceof ApiError) {
     if (err.code === 'RATE_LIMITED') renderRateLimited(ctx, err);
     if (err.code === 'SERVICE_UNAVAILABLE') ctx.set('Retry-After', String(err.details?.['retry_after_seconds'] ?? DATABASE_RETRY_AFTER_SECONDS));
-    ctx.status = err.status;
+    ctx.status = API_ERROR_STATUS[err.code];
     ctx.body = err.toEnvelope();
     return;
   }

@@ -4,7 +4,8 @@
  * (membership → scope → permission → workspace) so nothing is parsed or read for a caller who
  * may not make the call, then turns the request into an OperationInput (rest-input.ts), runs
  * it through OperationService.execute (which does every check, again) and renders the result
- * or error (rest-render.ts). It holds no business rules.
+ * — the route's generated success status and headers — or error (rest-render.ts). It holds no
+ * business rules.
  */
 import Router from '@koa/router';
 import type Koa from 'koa';
@@ -14,7 +15,7 @@ import type { AuthModule, AuthState } from '../auth/index.js';
 import type { Limits } from './limits.js';
 import { hasRequestBody } from './rest-body.js';
 import { buildOperationInput } from './rest-input.js';
-import { renderOutput, renderRestErrors } from './rest-render.js';
+import { renderOutput, renderRestErrors, toRestResponse } from './rest-render.js';
 import { refuseUnsafeWorkspaceHint } from './unsafe-workspace.js';
 
 export interface RestRouterDeps {
@@ -52,9 +53,10 @@ function createRouteHandler(operations: OperationService, route: RouteDefinition
     };
     await authorizeBeforeReading(ctx, operations, route, request);
     const input = await buildOperationInput(ctx, route);
-    const output = await operations.execute({ ...request, input });
-    // The generated success status (the spec's first 2xx) is the answer's, whatever the handler set.
-    await renderOutput(ctx, { ...output, status: route.successStatus });
+    const result = await operations.execute({ ...request, input });
+    // Confirmation is asked of MCP callers only (docs/security.md#confirmation); an API token never gets here.
+    if (result.kind !== 'done') throw new Error(`REST call answered ${result.kind}: ${route.operation.operationId}`);
+    await renderOutput(ctx, toRestResponse(route.successStatus, result));
   };
 }
 

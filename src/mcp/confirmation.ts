@@ -1,9 +1,12 @@
 /**
- * The confirmation of destructive tools (docs/protocol.md#confirmation-of-destructive-tools, docs/security.md#confirmation). Modern era with form
- * elicitation: the first call answers `input_required` with a sealed `requestState`; the resend
- * is verified, and a `confirm: true` runs the tool with its nonce consumed in the write's own
- * transaction. Otherwise `confirmation_required`. Sealing, describing and the nonce store live
- * in `src/confirmation`; every check before this one is `execute`'s.
+ * The confirmation of destructive tools (docs/protocol.md#confirmation-of-destructive-tools, docs/security.md#confirmation),
+ * the one component that decides how a person is asked. Two steps around `execute`:
+ * `verify` (its `beforeExecute` hook) turns a resend the person accepted into the proof
+ * `execute` demands — the nonce consumed in the write's own transaction — and refuses a decline;
+ * when there is no answer yet `execute` answers `needs_confirmation` and `ask` decides: modern era
+ * with form elicitation → `input_required` with a sealed `requestState`, otherwise
+ * `confirmation_required`. Sealing, describing and the nonce store live in `src/confirmation`;
+ * every check before this one is `execute`'s.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -11,7 +14,7 @@ import type { Config } from '../config.js';
 import type { Metrics } from '../http/metrics.js';
 import type { ToolDefinition } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
-import { ApiError, type ConfirmationDecision, type PreparedCall } from '../dispatch/index.js';
+import { ApiError, type ConfirmationProof, type PreparedCall } from '../dispatch/index.js';
 import { claimConfirmationIssuer } from '../dispatch/tool-call.js';
 import { digestArguments } from '../confirmation/canonical-args.js';
 import { describerFor } from '../confirmation/describe.js';
@@ -34,7 +37,20 @@ export interface ConfirmationRequest {
   readonly prepared: PreparedCall;
 }
 
-export type ConfirmDestructiveCall = (request: ConfirmationRequest) => Promise<ConfirmationDecision>;
+/** The confirmation of one destructive `tools/call`, in `execute`'s two places. */
+export interface DestructiveCallConfirmation {
+  /**
+   * Before the write (`execute`'s `beforeExecute`): the proof for a resend the person accepted,
+   * or nothing when there is no answer yet. Throws `USER_DECLINED` on a decline or cancel,
+   * `confirmation_replayed` on a state answered before, `-32602` on a state not issued for this call.
+   */
+  readonly verify: (request: ConfirmationRequest) => Promise<ConfirmationProof | undefined>;
+  /**
+   * `execute` answered `needs_confirmation`: the `input_required` result that asks the person.
+   * Throws `confirmation_required` when this client or era cannot be asked.
+   */
+  readonly ask: (request: ConfirmationRequest) => Promise<Readonly<Record<string, unknown>>>;
+}
 
 export interface ConfirmationDeps {
   readonly config: Pick<Config, 'confirmationKey' | 'dataDir'>;
@@ -116,7 +132,20 @@ function buildInputRequired(message: string, requestState: string): Record<strin
   };
 }
 
-export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCall {
+/** What both steps need: the sentence's describer and the workspace, when this call can be asked at all. */
+interface Askable {
+  readonly describe: DescribeTarget;
+  readonly workspaceId: string;
+}
+
+function askable(request: ConfirmationRequest): Askable | undefined {
+  const describe = describerFor(request.tool.operation.operationId);
+  const workspaceId = request.prepared.workspaceId;
+  if (!allowsFormElicitation(request.era, request.clientCapabilities) || describe === undefined || workspaceId === null) return undefined;
+  return { describe, workspaceId };
+}
+
+export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfirmation {
   const now = deps.now ?? (() => new Date());
   // Loaded (embedded: generated) at start-up so the key file exists before the first question;
   // a failure is reported on first use, where loadKey retries.
@@ -136,7 +165,7 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
     }
   }
 
-  async function ask(request: ConfirmationRequest, workspaceId: string, target: ConfirmationTarget): Promise<ConfirmationDecision> {
+  async function seal(request: ConfirmationRequest, workspaceId: string, target: ConfirmationTarget): Promise<Readonly<Record<string, unknown>>> {
     const { caller } = request.prepared;
     const claims: ConfirmationClaims = {
       tool: request.tool.name,
@@ -153,7 +182,7 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
     if (Math.random() < PURGE_PROBABILITY) {
       purgeExpiredNonces(deps.db, workspaceId, now()).catch((err: unknown) => deps.logger?.warn({ err }, 'confirmation: purge failed'));
     }
-    return { kind: 'input_required', result: buildInputRequired(target.message, requestState) };
+    return buildInputRequired(target.message, requestState);
   }
 
   /** Decrypts the state and checks it was issued for exactly this call by this person. */
@@ -200,65 +229,71 @@ export function createConfirmation(deps: ConfirmationDeps): ConfirmDestructiveCa
    * The proof `execute` consumes inside the write's transaction: it serves only the call it was
    * issued for, burns the nonce first (so a replay reads as one), then re-checks the version.
    */
-  function proceed(request: ConfirmationRequest, describe: DescribeTarget, claims: ConfirmationClaims, use: NonceUse): ConfirmationDecision {
+  function proceed(request: ConfirmationRequest, describe: DescribeTarget, claims: ConfirmationClaims, use: NonceUse): ConfirmationProof {
     const issuedFor = request.prepared;
-    return {
-      kind: 'proceed',
-      proof: issueProof(async (trx, prepared) => {
-        const sameCall = prepared.operation.operationId === issuedFor.operation.operationId
-          && prepared.caller.personId === claims.personId
-          && prepared.caller.organizationId === claims.organizationId
-          && prepared.workspaceId === use.workspaceId
-          && prepared.input === issuedFor.input;
-        if (!sameCall) throw cannotConfirm();
-        try {
-          await consumeNonce(trx, use, now());
-        } catch (error) {
-          count(error instanceof ApiError && error.code === 'confirmation_replayed' ? 'replayed' : 'unavailable');
-          throw error;
+    return issueProof(async (trx, prepared) => {
+      const sameCall = prepared.operation.operationId === issuedFor.operation.operationId
+        && prepared.caller.personId === claims.personId
+        && prepared.caller.organizationId === claims.organizationId
+        && prepared.workspaceId === use.workspaceId
+        && prepared.input === issuedFor.input;
+      if (!sameCall) throw cannotConfirm();
+      try {
+        await consumeNonce(trx, use, now());
+      } catch (error) {
+        count(error instanceof ApiError && error.code === 'confirmation_replayed' ? 'replayed' : 'unavailable');
+        throw error;
+      }
+      if (claims.version !== null) {
+        const current = await describe({ db: trx, workspaceId: use.workspaceId, input: prepared.input, caller: prepared.caller });
+        if (current.version !== claims.version) {
+          count('conflict');
+          throw new ApiError('CONFLICT', 'The record changed after the confirmation was asked; nothing was changed. Call the tool again to confirm the current record.');
         }
-        if (claims.version !== null) {
-          const current = await describe({ db: trx, workspaceId: use.workspaceId, input: prepared.input, caller: prepared.caller });
-          if (current.version !== claims.version) {
-            count('conflict');
-            throw new ApiError('CONFLICT', 'The record changed after the confirmation was asked; nothing was changed. Call the tool again to confirm the current record.');
-          }
-        }
-        count('accepted');
-      }),
-    };
+      }
+      count('accepted');
+    });
   }
 
-  return async (request) => {
-    const { prepared } = request;
-    const describe = describerFor(request.tool.operation.operationId);
-    const workspaceId = prepared.workspaceId;
-    if (!allowsFormElicitation(request.era, request.clientCapabilities) || describe === undefined || workspaceId === null) {
-      count('required');
-      throw cannotConfirm();
-    }
-    const token = request.params['requestState'];
-    const responses = request.params['inputResponses'];
-    if (token === undefined) {
-      // Answers without the state they answer cannot be tied to any question we asked.
-      if (responses !== undefined) {
-        count('invalid_state');
-        throw invalidState();
+  return {
+    async verify(request) {
+      // A call that cannot be asked has nothing to verify: `ask` answers confirmation_required.
+      const call = askable(request);
+      if (call === undefined) return undefined;
+      const { describe, workspaceId } = call;
+      const token = request.params['requestState'];
+      const responses = request.params['inputResponses'];
+      if (token === undefined) {
+        // Answers without the state they answer cannot be tied to any question we asked.
+        if (responses !== undefined) {
+          count('invalid_state');
+          throw invalidState();
+        }
+        return undefined;
       }
-      return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input, caller: prepared.caller }));
-    }
-    const claims = await openBoundState(request, workspaceId, token);
-    let answer: Answer;
-    try {
-      answer = readAnswer(responses);
-    } catch (error) {
-      count('invalid_state');
-      throw error;
-    }
-    if (answer === 'missing') return ask(request, workspaceId, await describe({ db: deps.db, workspaceId, input: prepared.input, caller: prepared.caller }));
-    const use: NonceUse = { nonce: claims.nonce, workspaceId, personId: claims.personId, tool: claims.tool, expiresAt: claims.expiresAt };
-    if (answer !== 'confirmed') return refuse(use, answer);
-    return proceed(request, describe, claims, use);
+      const claims = await openBoundState(request, workspaceId, token);
+      let answer: Answer;
+      try {
+        answer = readAnswer(responses);
+      } catch (error) {
+        count('invalid_state');
+        throw error;
+      }
+      if (answer === 'missing') return undefined;
+      const use: NonceUse = { nonce: claims.nonce, workspaceId, personId: claims.personId, tool: claims.tool, expiresAt: claims.expiresAt };
+      if (answer !== 'confirmed') return refuse(use, answer);
+      return proceed(request, describe, claims, use);
+    },
+
+    async ask(request) {
+      const call = askable(request);
+      if (call === undefined) {
+        count('required');
+        throw cannotConfirm();
+      }
+      const { prepared } = request;
+      return seal(request, call.workspaceId, await call.describe({ db: deps.db, workspaceId: call.workspaceId, input: prepared.input, caller: prepared.caller }));
+    },
   };
 }
 

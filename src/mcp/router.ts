@@ -16,7 +16,7 @@ import type { Limits } from '../http/limits.js';
 import type { Metrics } from '../http/metrics.js';
 import type { ResourceTemplateDefinition, ToolDefinition } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
-import { createConfirmation, type ConfirmDestructiveCall } from './confirmation.js';
+import { createConfirmation, type DestructiveCallConfirmation } from './confirmation.js';
 import { handleMessage } from './handle-message.js';
 import { INTERNAL_ERROR, INVALID_REQUEST, serializeError } from './json-rpc.js';
 import { createMethodTable, type CompletionProvider, type PromptProvider, type ResourceProvider } from './methods/index.js';
@@ -40,7 +40,7 @@ export interface McpRouterDeps {
   readonly limits: Limits;
   readonly db: Kysely<Database>;
   /** Overrides the confirmation of destructive tools (default: createConfirmation, src/mcp/confirmation.ts). */
-  readonly confirm?: ConfirmDestructiveCall | undefined;
+  readonly confirm?: DestructiveCallConfirmation | undefined;
   readonly resources?: ResourceProvider | undefined;
   readonly prompts?: PromptProvider | undefined;
   readonly completions?: CompletionProvider | undefined;

@@ -1,6 +1,7 @@
 /**
  * Types shared between the generated registry (`generated/`) and the hand-written runtime.
- * Data only: generated modules import these types and nothing else from `src/`.
+ * Data only: generated operation modules import these types and nothing else from `src/`; the
+ * registry also imports the pure views (views.ts) that turn operations into routes and tools.
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -64,7 +65,47 @@ export interface ParameterSpec {
   readonly schema: JsonSchema;
 }
 
-/** One REST route, derived from one OpenAPI operation. */
+/** A list parameter whose description is rewritten for tools: the value schema (without description) and the parameter's own description. */
+export interface ListParameterDefinition {
+  readonly schema: JsonSchema;
+  readonly description: string | null;
+}
+
+/** A list operation's parameters (`limit`, `cursor`, `sort`, `fields` and the `x-kobana-filter` ones), as declared. */
+export interface ListDefinition {
+  readonly limit: JsonSchema;
+  readonly cursor: JsonSchema | null;
+  readonly sort: ListParameterDefinition | null;
+  readonly fields: JsonSchema | null;
+  /** In declaration order. */
+  readonly filters: readonly ({ readonly name: string; readonly operators: readonly FilterOperator[] } & ListParameterDefinition)[];
+}
+
+/**
+ * THE generated model of one OpenAPI operation (`generated/operations/<id>.gen.ts`): everything
+ * the spec and its `x-` extensions say about it. The REST route, the MCP tool and the resource
+ * template are views of it, built by src/runtime/views.ts — never generated copies.
+ */
+export interface OperationDefinition {
+  readonly operation: OperationRef;
+  /** The summary (else the first line of the description). */
+  readonly title: string;
+  readonly description: string;
+  /** The MCP tool name (`x-mcp.name` or derived); null when `x-mcp.exclude` keeps it REST-only. */
+  readonly toolName: string | null;
+  /** Path, plain query and header parameters (list parameters are in `list`). */
+  readonly parameters: readonly ParameterSpec[];
+  readonly list: ListDefinition | null;
+  readonly requestBody: {
+    readonly required: boolean;
+    /** content type → dereferenced schema. `application/json` first when present. */
+    readonly content: { readonly [contentType: string]: JsonSchema };
+  } | null;
+  /** The success status declared first in `responses` (200, 201, 204…). */
+  readonly successStatus: number;
+}
+
+/** One REST route: a view of an OperationDefinition (src/runtime/views.ts). */
 export interface RouteDefinition {
   readonly operation: OperationRef;
   /** Koa/@koa/router form of the path, e.g. `/v1/payables/:id/settle`. */
@@ -72,11 +113,7 @@ export interface RouteDefinition {
   /** Non-list parameters (path, plain query, header). */
   readonly parameters: readonly ParameterSpec[];
   readonly list: ListSpec | null;
-  readonly requestBody: {
-    readonly required: boolean;
-    /** content type → dereferenced schema. `application/json` first when present. */
-    readonly content: { readonly [contentType: string]: JsonSchema };
-  } | null;
+  readonly requestBody: OperationDefinition['requestBody'];
   /** The success status declared first in `responses` (200, 201, 204…). */
   readonly successStatus: number;
   /** `x-mcp.exclude`: REST only, never a tool. */
@@ -97,6 +134,7 @@ export type ArgumentTarget =
   | { readonly in: 'path' | 'query' | 'header' | 'body'; readonly name: string }
   | { readonly in: 'list'; readonly name: 'limit' | 'cursor' | 'sort' | 'fields' | 'filters' };
 
+/** One MCP tool: a view of an OperationDefinition (src/runtime/tool-view.ts). */
 export interface ToolDefinition {
   readonly name: string;
   readonly title: string;
@@ -108,7 +146,7 @@ export interface ToolDefinition {
   readonly args: { readonly [argument: string]: ArgumentTarget };
 }
 
-/** A resource template derived from a `GET /v1/<resource>/{id}` operation. */
+/** A resource template: a view of a `GET /v1/<resource>/{id}` OperationDefinition (src/runtime/views.ts). */
 export interface ResourceTemplateDefinition {
   readonly uriTemplate: string;
   readonly name: string;

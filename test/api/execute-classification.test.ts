@@ -1,8 +1,8 @@
 /**
  * `execute` enforces the generated classification, not a rule of its own: an operation the spec
  * marks destructive with `x-mcp.annotations.destructiveHint: true` needs a confirmation proof on
- * the `mcp` channel, exactly as its tool's `destructiveHint` says; one marked not destructive
- * runs without. And an MCP call's arguments are validated once, by the check the transport hands
+ * the `mcp` channel (without one `execute` answers `needs_confirmation`), exactly as its tool's
+ * `destructiveHint` says; one marked not destructive runs without. And an MCP call's arguments are validated once, by the check the transport hands
  * `execute` (issues named after tool arguments), after authorization.
  */
 import { expect } from 'chai';
@@ -50,8 +50,8 @@ describe('execute() and the generated classification', () => {
   it('asks for a proof on an operation marked destructive, whatever its method and name', async () => {
     const input = { path: {}, query: {}, body: { name: `marked-${Date.now()}`, default_rate: '2' } };
     const request = { operationId: 'taxes.create', caller: mcpCaller(), workspace: { connectionDefault: M }, input };
-    expect(await codeOf(serviceWith('taxes.create', true).execute(request))).to.equal('confirmation_required');
-    expect(await codeOf(serviceWith('taxes.create', false).execute(request))).to.equal('ok');
+    expect((await serviceWith('taxes.create', true).execute(request)).kind).to.equal('needs_confirmation');
+    expect((await serviceWith('taxes.create', false).execute(request)).kind).to.equal('done');
   });
 
   it('runs the transport\'s argument check in place of the route schemas, after authorization', async () => {

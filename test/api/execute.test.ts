@@ -3,7 +3,7 @@ import type { Caller, OperationHandler } from '../../src/api/context.js';
 import { ApiError } from '../../src/api/errors.js';
 import { createOperationService } from '../../src/api/execute.js';
 import { deriveAction } from '../../src/api/seguridad.js';
-import type { ApiBudget } from '../../src/api/service.js';
+import type { ApiBudget, ExecuteDone, ExecuteResult } from '../../src/api/service.js';
 import { handlers } from '../../generated/handlers.gen.js';
 import type { RouteDefinition } from '../../src/runtime/types.js';
 import { DEMO, openTestDatabase, type TestDatabase } from '../helpers/index.js';
@@ -22,6 +22,12 @@ function makeCaller(overrides: Partial<Caller> = {}, permissions: string[] = [])
     membership: { status: 'active', isAdmin: permissions.length === 0, permissions: new Set(permissions), workspaceIds: [M, F] },
     ...overrides,
   };
+}
+
+/** The call ran (REST-channel callers never need confirmation). */
+function done(result: ExecuteResult): ExecuteDone {
+  if (result.kind !== 'done') throw new Error(`expected done, got ${result.kind}`);
+  return result;
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -78,9 +84,9 @@ describe('createOperationService().execute', () => {
       } catch (err) {
         expect((err as ApiError).toEnvelope().error).to.deep.include({ code: 'SECURITY_BLOCKED', details: { channel: 'mcp', action: 'create' } });
       }
-      const ok = await svc.execute({ operationId: 'taxes.create', caller: makeCaller({ channel: 'api' }), workspace: { connectionDefault: M }, input });
-      expect(ok.status).to.equal(201);
-      expect((ok.body as { created_via: string }).created_via).to.equal('api');
+      const ok = done(await svc.execute({ operationId: 'taxes.create', caller: makeCaller({ channel: 'api' }), workspace: { connectionDefault: M }, input }));
+      expect(ok.output.outcome).to.equal('created');
+      expect((ok.output.body as { created_via: string }).created_via).to.equal('api');
     } finally {
       await store.db.deleteFrom('security_settings').where('workspace_id', '=', M).execute();
     }
@@ -88,6 +94,7 @@ describe('createOperationService().execute', () => {
 
   it('derives the Seguridad action of every operation', () => {
     const byId = new Map(routes.map((r) => [r.operation.operationId, r.operation]));
+    // hand-kept-ok: the expected Seguridad action of a sample of operations, one or more per action
     const want: Record<string, string | null> = {
       'payables.settle': 'move_money', 'receivables.reopen': 'move_money', 'transfers.create': 'move_money',
       'attachments.upload': 'upload', 'attachments.link': 'update', 'attachments.unlink': 'update', 'payables.cancel': 'update',
@@ -101,12 +108,12 @@ describe('createOperationService().execute', () => {
     }
   });
 
-  it('counts reads and writes against the budget and returns RateLimit headers', async () => {
+  it('counts reads and writes against the budget and returns the budget state', async () => {
     const kinds: string[] = [];
     const budget: ApiBudget = { consume: async (_p, _o, kind) => { kinds.push(kind); return { limit: 10, remaining: 7, resetSeconds: 12.2 }; } };
     const svc = service({ budget });
-    const read = await svc.execute({ operationId: 'taxes.list', caller: makeCaller(), workspace: { connectionDefault: M }, input: { path: {}, query: {}, list: { limit: 1, filters: {} } } });
-    expect(read.headers).to.deep.include({ 'RateLimit-Limit': '10', 'RateLimit-Remaining': '7', 'RateLimit-Reset': '13' });
+    const read = done(await svc.execute({ operationId: 'taxes.list', caller: makeCaller(), workspace: { connectionDefault: M }, input: { path: {}, query: {}, list: { limit: 1, filters: {} } } }));
+    expect(read.budget).to.deep.equal({ limit: 10, remaining: 7, resetSeconds: 12.2 });
     await svc.execute({ operationId: 'taxes.create', caller: makeCaller(), workspace: { connectionDefault: M }, input: { path: {}, query: {}, body: taxBody(`b-${Date.now()}`) } });
     expect(kinds).to.deep.equal(['read', 'write']);
   });
@@ -141,19 +148,18 @@ describe('createOperationService().execute', () => {
     const svc = service();
     const key = `idem-${Date.now()}`;
     const input = { path: {}, query: {}, body: taxBody(key), idempotencyKey: key };
-    const first = await svc.execute({ operationId: 'taxes.create', caller: makeCaller(), workspace: { connectionDefault: M }, input });
-    const again = await svc.execute({ operationId: 'taxes.create', caller: makeCaller(), workspace: { connectionDefault: M }, input: { ...input, body: { default_rate: '2', name: key } } });
-    expect(again.status).to.equal(201);
-    expect(again.body).to.deep.equal(first.body);
-    expect(again.headers?.['Idempotency-Replayed']).to.equal('true');
-    expect(first.headers?.['Idempotency-Replayed']).to.equal(undefined);
+    const first = done(await svc.execute({ operationId: 'taxes.create', caller: makeCaller(), workspace: { connectionDefault: M }, input }));
+    const again = done(await svc.execute({ operationId: 'taxes.create', caller: makeCaller(), workspace: { connectionDefault: M }, input: { ...input, body: { default_rate: '2', name: key } } }));
+    expect(again.output.body).to.deep.equal(first.output.body);
+    expect(again.replayed).to.equal(true);
+    expect(first.replayed).to.equal(false);
     const rows = await store.db.selectFrom('taxes').select('id').where('workspace_id', '=', M).where('name', '=', key).execute();
     expect(rows).to.have.length(1);
     expect(await codeOf(svc.execute({ operationId: 'taxes.create', caller: makeCaller(), workspace: { connectionDefault: M }, input: { ...input, body: taxBody(`${key}-other`) } })))
       .to.equal('CONFLICT');
     // Another workspace: the key is free there.
-    const elsewhere = await svc.execute({ operationId: 'taxes.create', caller: makeCaller(), workspace: { connectionDefault: F }, input });
-    expect(elsewhere.headers?.['Idempotency-Replayed']).to.equal(undefined);
+    const elsewhere = done(await svc.execute({ operationId: 'taxes.create', caller: makeCaller(), workspace: { connectionDefault: F }, input }));
+    expect(elsewhere.replayed).to.equal(false);
   });
 
   it('runs a key again after it expired (24 h)', async () => {
@@ -163,8 +169,8 @@ describe('createOperationService().execute', () => {
     await svc.execute({ operationId: 'cost_centers.create', caller: makeCaller(), workspace: { connectionDefault: M }, input });
     await store.db.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() })
       .where('workspace_id', '=', M).where('key', '=', key).execute();
-    const again = await svc.execute({ operationId: 'cost_centers.create', caller: makeCaller(), workspace: { connectionDefault: M }, input });
-    expect(again.headers?.['Idempotency-Replayed']).to.equal(undefined);
+    const again = done(await svc.execute({ operationId: 'cost_centers.create', caller: makeCaller(), workspace: { connectionDefault: M }, input }));
+    expect(again.replayed).to.equal(false);
   });
 
   it('answers one winner and replays for concurrent first uses of one key', async () => {
@@ -173,9 +179,9 @@ describe('createOperationService().execute', () => {
     const input = { path: {}, query: {}, body: { name: 'Race Center', type: 'cost' }, idempotencyKey: key };
     const results = await Promise.allSettled(Array.from({ length: 5 }, () =>
       svc.execute({ operationId: 'cost_centers.create', caller: makeCaller(), workspace: { connectionDefault: M }, input })));
-    const ok = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ body?: unknown }>).value);
+    const ok = results.filter((r) => r.status === 'fulfilled').map((r) => done((r as PromiseFulfilledResult<ExecuteResult>).value));
     expect(ok).to.have.length(5);
-    expect(new Set(ok.map((o) => (o.body as { id: string }).id)).size).to.equal(1);
+    expect(new Set(ok.map((o) => (o.output.body as { id: string }).id)).size).to.equal(1);
   });
 });
 
@@ -202,11 +208,11 @@ describe('createOperationService() database races', () => {
 
   it('ignores Idempotency-Key on routes that do not declare it (PATCH)', async () => {
     const svc = createOperationService({ db: store.db, routes, handlers });
-    const created = await svc.execute({ operationId: 'cost_centers.create', caller: makeCaller(), workspace: { connectionDefault: M }, input: { path: {}, query: {}, body: { name: 'P', type: 'cost' } } });
-    const id = (created.body as { id: string }).id;
+    const created = done(await svc.execute({ operationId: 'cost_centers.create', caller: makeCaller(), workspace: { connectionDefault: M }, input: { path: {}, query: {}, body: { name: 'P', type: 'cost' } } }));
+    const id = (created.output.body as { id: string }).id;
     const patch = (name: string) => svc.execute({ operationId: 'cost_centers.update', caller: makeCaller(), workspace: { connectionDefault: M }, input: { path: { id }, query: {}, body: { name }, idempotencyKey: 'same' } });
     await patch('A');
-    const second = await patch('B');
-    expect((second.body as { name: string; version: number })).to.include({ name: 'B', version: 3 });
+    const second = done(await patch('B'));
+    expect((second.output.body as { name: string; version: number })).to.include({ name: 'B', version: 3 });
   });
 });

@@ -104,6 +104,7 @@ describe(`regression: a cursor value must fit the sort column's kind (${process.
   });
 
   it('cursors the list itself hands out still walk every page, for every kind of sort (nulls included)', async () => {
+    // hand-kept-ok: the regression's cases, one list per kind of sort column (money, date, timestamp, text, integer)
     const sorts: [string, string[]][] = [
       ['payables.list', ['-amount', 'amount', 'due_date', '-due_date', 'created_at', '-created_at', 'competence_date']],
       ['categories.list', ['level', '-name']],

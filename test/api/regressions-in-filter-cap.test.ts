@@ -12,7 +12,7 @@ import { listRecords, MAX_IN_VALUES, type AnySelect, type CustomFilter, type Lis
 import type { ListAwareContext } from '../../src/api/list.js';
 import { handlers } from '../../generated/handlers.gen.js';
 import { routes, tools } from '../../generated/registry.gen.js';
-import { MAX_IN_FILTER_VALUES, planFilterSchema } from '../../codegen/input-schema.js';
+import { MAX_IN_FILTER_VALUES, planFilterSchema } from '../../src/runtime/tool-view.js';
 import type { ListSpec } from '../../src/runtime/types.js';
 import { DEMO, openTestDatabase, startTestApp, type TestApp, type TestDatabase } from '../helpers/index.js';
 import { startRestApp, type RestApp } from './support/rest-app.js';
@@ -98,9 +98,9 @@ describe('regression: `in` filters are capped at 100 values before any filter ru
     expect(received).to.deep.equal(['a', 'b']);
   });
 
-  it('codegen emits maxItems 100 (the runtime cap) for `in` arrays in the MCP filters schema', () => {
+  it('the tool view emits maxItems 100 (the runtime cap) for `in` arrays in the MCP filters schema', () => {
     expect(MAX_IN_FILTER_VALUES).to.equal(MAX_IN_VALUES);
-    const planned = planFilterSchema({ name: 'parent_id', in: 'query', required: false, description: undefined, schema: { type: 'string', format: 'uuid' }, filterOperators: ['eq', 'in'] });
+    const planned = planFilterSchema({ name: 'parent_id', description: null, schema: { type: 'string', format: 'uuid' }, operators: ['eq', 'in'] });
     const objectForm = (planned['anyOf'] as Record<string, unknown>[])[1] as { properties: Record<string, unknown> };
     expect(objectForm.properties['in']).to.deep.equal({ type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: 100 });
     let seen = 0;

@@ -6,6 +6,7 @@ import type { OperationRef } from '../../src/runtime/types.js';
 import { assertMembership, assertPermission, assertScope, canReach, resolveWorkspace } from '../../src/api/authorize.js';
 import { loadCaller } from '../../src/auth/caller.js';
 import { parseScopes } from '../../src/identity/scopes.js';
+import { API_ERROR_STATUS } from '../../src/http/rest-error-status.js';
 import { openTestDatabase, DEMO, type TestDatabase } from '../helpers/index.js';
 
 const LIST_PAYABLES: OperationRef = {
@@ -180,13 +181,13 @@ describe('authorize', () => {
       await expectApiRejection(resolveWorkspace(store.db, carla, { argument: DEMO.workspaces.matriz }), 'membership_inactive');
     });
 
-    it('renders the catalogue status codes', async () => {
+    it('maps the codes to the catalogue status codes REST answers', async () => {
       const bruno = await callerOf(DEMO.persons.bruno, 'finance.all');
       const denied = await expectApiRejection(resolveWorkspace(store.db, bruno, { argument: DEMO.workspaces.filial }), 'workspace_access_denied');
-      expect(denied.status).to.equal(403);
+      expect(API_ERROR_STATUS[denied.code]).to.equal(403);
       const ana = await callerOf(DEMO.persons.ana, 'finance.all');
       const required = await expectApiRejection(resolveWorkspace(store.db, ana, {}), 'workspace_required');
-      expect(required.status).to.equal(400);
+      expect(API_ERROR_STATUS[required.code]).to.equal(400);
       expect(required.toEnvelope().error.details).to.have.property('workspaces');
     });
   });

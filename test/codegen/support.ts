@@ -1,6 +1,6 @@
 /**
  * Shared helpers for the generator tests: run the real CLI as a child process, make temp copies
- * of fixture specs, sort keys for snapshots and walk JSON Schemas. No generator logic lives here.
+ * of fixture specs and walk JSON Schemas. No generator logic lives here.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -46,15 +46,6 @@ export function writeSpec(dir: string, name: string, doc: Doc): string {
   const file = path.join(dir, name);
   writeFileSync(file, stringify(doc));
   return file;
-}
-
-/** Deep copy with object keys sorted, so snapshots do not depend on emission order. */
-export function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
-  }
-  return value;
 }
 
 type Schema = Record<string, unknown>;

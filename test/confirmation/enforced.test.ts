@@ -1,13 +1,14 @@
 /**
  * Confirmation is enforced by `execute` itself (defence in depth, docs/security.md#confirmation), not only by
  * the dispatcher reading `destructiveHint`: a destructive call on the `mcp` channel runs only
- * with a ConfirmationProof made by src/mcp/confirmation.ts, consumed in the write's transaction.
+ * with a ConfirmationProof made by src/mcp/confirmation.ts, consumed in the write's transaction;
+ * without one `execute` answers `needs_confirmation` and runs nothing.
  */
 import { expect } from 'chai';
 import { tools } from '../../generated/registry.gen.js';
 import type { Caller } from '../../src/api/context.js';
 import { ApiError } from '../../src/api/errors.js';
-import { claimConfirmationIssuer, type ConfirmationProof, type ExecuteRequest, type PreparedCall } from '../../src/api/service.js';
+import { claimConfirmationIssuer, type ConfirmationProof, type ExecuteDone, type ExecuteRequest, type ExecuteResult, type PreparedCall } from '../../src/api/service.js';
 import { buildToolInput } from '../../src/dispatch/tool-input.js';
 import { createConfirmation } from '../../src/mcp/confirmation.js';
 import type { ToolDefinition } from '../../src/runtime/types.js';
@@ -39,6 +40,11 @@ function requestFor(tool: ToolDefinition, args: Record<string, unknown>, channel
   return { operationId: tool.operation.operationId, caller: callerOn(channel), workspace: { argument: M }, input: buildToolInput(tool, args).input };
 }
 
+function done(result: ExecuteResult): ExecuteDone {
+  if (result.kind !== 'done') throw new Error(`expected done, got ${result.kind}`);
+  return result;
+}
+
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
@@ -48,7 +54,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   }
 }
 
-describe('execute() refuses destructive MCP calls without a confirmation proof', function () {
+describe('execute() runs no destructive MCP call without a confirmation proof', function () {
   this.timeout(30_000);
   let app: TestApp;
   const used = new Set<string>();
@@ -62,17 +68,19 @@ describe('execute() refuses destructive MCP calls without a confirmation proof',
     await app?.close();
   });
 
-  it('refuses finance_payables_settle with confirmation_required and writes nothing', async function () {
+  it('answers finance_payables_settle needs_confirmation and writes nothing', async function () {
     const id = await pickPendingPayable(app.services.db, used);
     const before = await readTitle(app.services.db, id);
-    expect(await codeOf(app.services.operations.execute(requestFor(settle, settleArgs(id))))).to.equal('confirmation_required');
+    const result = await app.services.operations.execute(requestFor(settle, settleArgs(id)));
+    expect(result.kind).to.equal('needs_confirmation');
+    if (result.kind === 'needs_confirmation') expect(result.prepared).to.include({ workspaceId: M, operation: settle.operation });
     expect(await readTitle(app.services.db, id)).to.deep.equal(before);
     expect(await countSettlements(app.services.db, id)).to.equal(0);
   });
 
-  it('refuses finance_payables_delete with confirmation_required and keeps the payable', async function () {
+  it('answers finance_payables_delete needs_confirmation and keeps the payable', async function () {
     const id = await pickPendingPayable(app.services.db, used);
-    expect(await codeOf(app.services.operations.execute(requestFor(remove, { workspace_id: M, id })))).to.equal('confirmation_required');
+    expect((await app.services.operations.execute(requestFor(remove, { workspace_id: M, id }))).kind).to.equal('needs_confirmation');
     expect(await readTitle(app.services.db, id)).to.not.equal(undefined);
   });
 
@@ -95,11 +103,11 @@ describe('execute() refuses destructive MCP calls without a confirmation proof',
 
   it('runs non-destructive MCP writes and destructive REST calls without a proof', async function () {
     const create = findTool('finance_taxes_create');
-    const created = await app.services.operations.execute(requestFor(create, { workspace_id: M, name: `no-proof-${Date.now()}`, default_rate: '2' }));
-    expect(created.status).to.equal(201);
+    const created = done(await app.services.operations.execute(requestFor(create, { workspace_id: M, name: `no-proof-${Date.now()}`, default_rate: '2' })));
+    expect(created.output.outcome).to.equal('created');
     const id = await pickPendingPayable(app.services.db, used);
-    const settled = await app.services.operations.execute(requestFor(settle, settleArgs(id), 'api'));
-    expect(settled.status).to.equal(200);
+    const settled = done(await app.services.operations.execute(requestFor(settle, settleArgs(id), 'api')));
+    expect(settled.output.body).to.include({ id });
     expect(await countSettlements(app.services.db, id)).to.equal(1);
   });
 
@@ -118,14 +126,13 @@ describe('execute() refuses destructive MCP calls without a confirmation proof',
     async function confirmFor(prepared: PreparedCall, args: Record<string, unknown>): Promise<ConfirmationProof> {
       const confirm = createConfirmation({ config: app.services.config, db: app.services.db });
       const base = { era, clientCapabilities: FORM, tool: settle, args, prepared };
-      const asked = await confirm({ ...base, params: { name: settle.name, arguments: args } });
-      if (asked.kind !== 'input_required') throw new Error('expected input_required');
-      const accepted = await confirm({
+      const asked = await confirm.ask({ ...base, params: { name: settle.name, arguments: args } });
+      const proof = await confirm.verify({
         ...base,
-        params: { name: settle.name, arguments: args, requestState: asked.result['requestState'], inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } },
+        params: { name: settle.name, arguments: args, requestState: asked['requestState'], inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } },
       });
-      if (accepted.kind !== 'proceed') throw new Error('expected proceed');
-      return accepted.proof;
+      if (proof === undefined) throw new Error('expected a proof');
+      return proof;
     }
 
     it('serves only the call it was issued for: another call with it is refused and burns nothing', async function () {
@@ -150,11 +157,11 @@ describe('execute() refuses destructive MCP calls without a confirmation proof',
     it('runs the call it was issued for once, consuming its nonce with the write', async function () {
       const id = await pickPendingPayable(app.services.db, used);
       const nonces = await countNonces(app.services.db);
-      const output = await app.services.operations.execute({
+      const result = done(await app.services.operations.execute({
         ...requestFor(settle, settleArgs(id)),
         hooks: { beforeExecute: async (prepared) => confirmFor(prepared, settleArgs(id)) },
-      });
-      expect(output.status).to.equal(200);
+      }));
+      expect(result.output.body).to.include({ id });
       expect(await countSettlements(app.services.db, id)).to.equal(1);
       expect(await countNonces(app.services.db)).to.equal(nonces + 1);
     });

@@ -2,8 +2,8 @@
 import { expect } from 'chai';
 import { quoteName } from '../../src/confirmation/target.js';
 import { sanitizeDisplayText } from '../../src/api/display-text.js';
-import { quoteValue } from '../../src/prompts/arguments.js';
-import { addEraTitle } from '../../src/resources/provider.js';
+import { quoteValue } from '../../src/mcp/features/prompts/arguments.js';
+import { addEraTitle } from '../../src/mcp/features/resources/provider.js';
 
 describe('quoteName()', function () {
   const table: [string, string][] = [
@@ -34,11 +34,11 @@ describe('sanitizeDisplayText() and its users outside confirmations', function (
     expect(sanitizeDisplayText('Itaú — conta 1234 ✓')).to.equal('Itaú — conta 1234 ✓');
   });
 
-  it('quotes prompt argument values without bidi controls (src/prompts)', function () {
+  it('quotes prompt argument values without bidi controls (src/mcp/features/prompts)', function () {
     expect(quoteValue('Caixa\u202eLTDA')).to.equal('"Caixa LTDA"');
   });
 
-  it('sanitizes resource and prompt titles (src/resources)', function () {
+  it('sanitizes resource and prompt titles (src/mcp/features/resources)', function () {
     expect(addEraTitle({ modern: false, version: '2025-06-18' }, { name: 'x' }, 'Chart\u202eof accounts')).to.deep.equal({ name: 'x', title: 'Chart of accounts' });
   });
 });

@@ -99,7 +99,6 @@ describe('createLimits() in memory', () => {
     const err = await expectRejection(limits.budget.consume(person, orgA, 'write'));
     expect(err).to.be.instanceOf(ApiError);
     expect((err as ApiError).code).to.equal('RATE_LIMITED');
-    expect((err as ApiError).status).to.equal(429);
     expect((err as ApiError).details).to.deep.equal({ retry_after_seconds: 90, limit: 2 });
     expect(await counterValue(metrics, 'rate_limit_rejections_total', { kind: 'budget_write' })).to.equal(1);
   });

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { parseMultipartUpload } from '../../src/http/multipart.js';
 import { HttpError } from '../../src/http/errors.js';
 import { ApiError } from '../../src/api/errors.js';
+import { API_ERROR_STATUS } from '../../src/http/rest-error-status.js';
 
 const CAP = 10 * 1024 * 1024;
 
@@ -27,7 +28,7 @@ function startParserApp(): Promise<{ url: string; server: http.Server }> {
         ctx.set(error.headers);
         ctx.body = { error: { code: error.reason } };
       } else if (error instanceof ApiError) {
-        ctx.status = error.status;
+        ctx.status = API_ERROR_STATUS[error.code];
         ctx.body = error.toEnvelope();
       } else {
         throw error;

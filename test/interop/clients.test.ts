@@ -6,7 +6,8 @@
  * with filters and fields, follow next_cursor to the end, read a template resource, get a
  * prompt, complete an argument, and call a destructive tool (modern: confirmed through the
  * client's elicitation handler; 2025: `confirmation_required`, nothing changes).
- * Narrower per-feature client tests live in test/mcp, test/resources and test/confirmation.
+ * Narrower per-feature client tests live in test/mcp (resources, prompts and completions in
+ * test/mcp/features) and test/confirmation.
  */
 import { expect } from 'chai';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';

@@ -1,5 +1,5 @@
 /**
- * The confirmation seam (src/mcp/confirmation.ts): a replacement `confirm` is called only for
+ * The confirmation seam (src/mcp/confirmation.ts): a replacement confirmation is called only for
  * destructive tools after every check and can answer `input_required` (nothing written), but it
  * cannot let the call proceed: only src/mcp/confirmation.ts makes the proof `execute` demands,
  * so a look-alike proof is refused with confirmation_required. Real services, second router.
@@ -11,7 +11,7 @@ import Koa from 'koa';
 import { tools, resourceTemplates } from '../../generated/registry.gen.js';
 import { DEMO } from '../../src/seed/ids.js';
 import type { ConfirmationProof } from '../../src/api/service.js';
-import type { ConfirmDestructiveCall, ConfirmationRequest } from '../../src/mcp/confirmation.js';
+import type { ConfirmationRequest, DestructiveCallConfirmation } from '../../src/mcp/confirmation.js';
 import { createMcpRouter } from '../../src/mcp/router.js';
 import { ALL_WRITE, startTestApp, type TestApp } from './support/app.js';
 import { modernRequest, postMcp } from './support/wire.js';
@@ -22,16 +22,17 @@ describe('confirmation seam', function () {
   let url: string;
   const seen: ConfirmationRequest[] = [];
 
-  const confirm: ConfirmDestructiveCall = async (request) => {
-    seen.push(request);
-    if (request.params['requestState'] === 'sealed') {
+  const confirm: DestructiveCallConfirmation = {
+    verify: async (request) => {
+      seen.push(request);
+      if (request.params['requestState'] !== 'sealed') return undefined;
       const lookAlike: ConfirmationProof = { consumeInTransaction: async () => {} };
-      return { kind: 'proceed', proof: lookAlike };
-    }
-    return {
-      kind: 'input_required',
-      result: { resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Delete?' } } }, requestState: 'sealed' },
-    };
+      return lookAlike;
+    },
+    ask: async (request) => {
+      seen.push(request);
+      return { resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Delete?' } } }, requestState: 'sealed' };
+    },
   };
 
   before(async function () {

@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { routes, tools } from '../../generated/registry.gen.js';
-import { API_ERROR_STATUS } from '../../src/api/errors.js';
+import { API_ERROR_STATUS } from '../../src/http/rest-error-status.js';
 import { DEMO } from '../helpers/index.js';
 import { bodyObject, collectVocabulary, deepJson, jsonText, nastyString, type Vocabulary } from '../helpers/property-arbitraries.js';
 import { describeCase, FaultTally, readPropertySettings, runMeasured } from '../helpers/property-soak.js';
@@ -18,7 +18,7 @@ import { MODERN } from './support/wire.js';
 
 const METHODS = ['initialize', 'ping', 'server/discover', 'tools/list', 'tools/call', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete', 'notifications/initialized', 'nope'];
 const VERSIONS = [MODERN, '2025-06-18', '2025-03-26', '1999-01-01'];
-const TOOL_NAMES = ['finance_payables_list', 'finance_payables_get', 'finance_payables_delete', 'finance_workspaces_list', 'nope'];
+const TOOL_NAMES = [...tools.map((tool) => tool.name), 'nope'];
 const REJECTIONS = new Set([202, 401, 403, 405, 413, 415, 429]);
 
 /** A header value fetch accepts (visible ASCII and spaces, no leading/trailing space issues). */

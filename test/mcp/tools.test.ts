@@ -188,6 +188,20 @@ describe('tools/list and tools/call', function () {
       expect(json).to.deep.equal(await rest.json());
     });
 
+    it('marks an Idempotency-Key replay in _meta, as REST does with Idempotency-Replayed', async function () {
+      const token = await app.mintToken({ person: DEMO.emails.ana, scope: ALL_WRITE });
+      const key = `mcp-replay-${Date.now()}`;
+      const args = { workspace_id: DEMO.workspaces.matriz, name: key, default_rate: '2', idempotency_key: key };
+      const first = await call(token, 'finance_taxes_create', args);
+      const again = await call(token, 'finance_taxes_create', args);
+      expect(first.result.isError, JSON.stringify(first.json)).to.equal(undefined);
+      expect((first.result as { _meta?: unknown })._meta).to.equal(undefined);
+      expect((again.result as { _meta?: unknown })._meta).to.deep.equal({ 'app.kobana.finance/idempotency-replayed': true });
+      expect(again.json).to.deep.equal(first.json);
+      const rows = await app.services.db.selectFrom('taxes').select('id').where('workspace_id', '=', DEMO.workspaces.matriz).where('name', '=', key).execute();
+      expect(rows).to.have.length(1);
+    });
+
     it('returns NOT_FOUND as a tool error for a record of another workspace', async function () {
       const id = await firstPendingPayableId();
       const token = await app.mintToken({ person: DEMO.emails.ana, scope: ALL_READ });

@@ -105,7 +105,7 @@ describe('foreign keys between finance records (migration 0003)', () => {
       await expectRefused(() => db.deleteFrom('accounts').where('workspace_id', '=', M).where('id', '=', titled).execute());
       const [from, to] = [await insertAccount(db), await insertAccount(db)];
       const transfer = await runOperation(db, 'transfers.create', { body: { from_account_id: from, to_account_id: to, amount: '5.00', occurred_at: '2026-03-01' } });
-      expect(transfer.status).to.equal(201);
+      expect(transfer.outcome).to.equal('created');
       const legs = transfer.body as { debit_transaction_id: string };
       // Remove the legs' own reference to the account so only the transfer row still refers to it.
       await db.updateTable('transactions').set({ financial_account_id: titled }).where('workspace_id', '=', M).where('id', '=', legs.debit_transaction_id).execute();
@@ -156,7 +156,7 @@ describe('foreign keys between finance records (migration 0003)', () => {
       const account = await insertAccount(db);
       const title = await insertPayable(db, M, await insertPerson(db));
       const settled = await runOperation(db, 'payables.settle', { path: { id: title }, body: { payment_date: '2026-03-02', financial_account_id: account } });
-      expect(settled.status).to.equal(200);
+      expect(settled.body).to.be.an('object');
       const transactionId = (settled.body as { transaction_id: string }).transaction_id;
       await expectRefused(() => db.deleteFrom('transactions').where('workspace_id', '=', M).where('id', '=', transactionId).execute());
       await expectRefused(() => db.transaction().execute(async (trx) => {
@@ -235,10 +235,10 @@ describe('foreign keys between finance records (migration 0003)', () => {
       const title = await insertPayable(db, M, await insertPerson(db));
       await insertAllocation(db, M, title, await insertCostCenter(db));
       const settle = { path: { id: title }, body: { payment_date: '2026-03-03', financial_account_id: account } };
-      expect((await runOperation(db, 'payables.settle', settle)).status).to.equal(200);
-      expect((await runOperation(db, 'payables.reopen', { path: { id: title } })).status).to.equal(200);
-      expect((await runOperation(db, 'payables.settle', settle)).status).to.equal(200);
-      expect((await runOperation(db, 'payables.delete', { path: { id: title } })).status).to.equal(204);
+      expect((await runOperation(db, 'payables.settle', settle)).body).to.be.an('object');
+      expect((await runOperation(db, 'payables.reopen', { path: { id: title } })).body).to.be.an('object');
+      expect((await runOperation(db, 'payables.settle', settle)).body).to.be.an('object');
+      expect((await runOperation(db, 'payables.delete', { path: { id: title } })).outcome).to.equal('deleted');
       expect(await exists(db, 'titles', title)).to.equal(false);
       const left = await db.selectFrom('transactions').select('id').where('workspace_id', '=', M).where('source_id', '=', title).execute();
       expect(left).to.deep.equal([]);
@@ -248,9 +248,9 @@ describe('foreign keys between finance records (migration 0003)', () => {
       const created = await runOperation(db, 'transactions.create', {
         body: { financial_account_id: await insertAccount(db), type: 'debit', amount: '10.00', occurred_at: '2026-03-04', cost_center_allocations: [{ cost_center_id: await insertCostCenter(db), percentage: '100' }] },
       });
-      expect(created.status).to.equal(201);
+      expect(created.outcome).to.equal('created');
       const id = (created.body as { id: string }).id;
-      expect((await runOperation(db, 'transactions.delete', { path: { id } })).status).to.equal(204);
+      expect((await runOperation(db, 'transactions.delete', { path: { id } })).outcome).to.equal('deleted');
       if (store.dialect === 'sqlite') {
         const { rows } = await sql<{ table: string }>`select "table" from pragma_foreign_key_check`.execute(db);
         expect(rows).to.deep.equal([]);

@@ -58,13 +58,12 @@ function readText(value: unknown): string | null {
 }
 
 const listAccounts: OperationHandler = async (ctx, input) => ({
-  status: 200,
   body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
 });
 
 const getAccount: OperationHandler = async (ctx, input) => {
   const row = await findInWorkspace(ctx, 'accounts', input.path['id'] ?? '', LABEL);
-  return { status: 200, body: { ...toAccountJson(row), balance: formatCents(await computeAccountBalance(ctx, row.id)) } };
+  return { body: { ...toAccountJson(row), balance: formatCents(await computeAccountBalance(ctx, row.id)) } };
 };
 
 const createAccount: OperationHandler = async (ctx, input) => {
@@ -82,7 +81,7 @@ const createAccount: OperationHandler = async (ctx, input) => {
   };
   await ctx.db.insertInto('accounts').values(row).execute();
   await recordActivity(ctx, { operation: 'accounts.create', resource: 'accounts', recordId: row.id });
-  return { status: 201, body: { ...toAccountJson(row), balance: formatCents(0) } };
+  return { outcome: 'created', body: { ...toAccountJson(row), balance: formatCents(0) } };
 };
 
 const updateAccount: OperationHandler = async (ctx, input) => {
@@ -95,7 +94,7 @@ const updateAccount: OperationHandler = async (ctx, input) => {
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
   await recordActivity(ctx, { operation: 'accounts.update', resource: 'accounts', recordId: current.id });
   const row = await findInWorkspace(ctx, 'accounts', current.id, LABEL);
-  return { status: 200, body: { ...toAccountJson(row), balance: formatCents(await computeAccountBalance(ctx, row.id)) } };
+  return { body: { ...toAccountJson(row), balance: formatCents(await computeAccountBalance(ctx, row.id)) } };
 };
 
 const IN_USE = 'The account still has transactions or records that refer to it.';
@@ -118,7 +117,7 @@ const deleteAccount: OperationHandler = async (ctx, input) => {
     translateConstraintError(err, IN_USE);
   }
   await recordActivity(ctx, { operation: 'accounts.delete', resource: 'accounts', recordId: current.id });
-  return { status: 204 };
+  return { outcome: 'deleted' };
 };
 
 export const handlers = defineOperations({

@@ -46,7 +46,6 @@ const LIST: ListDefinition<'activity'> = {
 
 export const handlers = defineOperations({
   'activity.list': async (ctx, input) => ({
-    status: 200,
     body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
   }),
 });

@@ -83,7 +83,7 @@ const upload: OperationHandler = async (ctx, input) => {
   await ctx.db.insertInto('attachments').values(row).execute();
   await storeBlob(ctx, sha256, file.bytes);
   await recordActivity(ctx, { operation: 'attachments.upload', resource: 'attachments', recordId: row.id });
-  return { status: 201, body: renderAttachment(row, []) };
+  return { outcome: 'created', body: renderAttachment(row, []) };
 };
 
 // ---- read -------------------------------------------------------------------------------
@@ -132,12 +132,12 @@ const list: OperationHandler = async (ctx, input) => {
       return rows.map((r) => renderAttachment(r, links.get(r.id) ?? []));
     },
   });
-  return { status: 200, body };
+  return { body };
 };
 
 const get: OperationHandler = async (ctx, input) => {
   const row = await findAttachment(ctx, input.path['id']);
-  return { status: 200, body: await renderOne(ctx, row) };
+  return { body: await renderOne(ctx, row) };
 };
 
 const download: OperationHandler = async (ctx, input) => {
@@ -157,7 +157,6 @@ const download: OperationHandler = async (ctx, input) => {
     },
   };
   return {
-    status: 200,
     // Content-Disposition and Cache-Control are the REST renderer's (src/http/rest-render.ts).
     file,
     body: {
@@ -229,7 +228,7 @@ const link: OperationHandler = async (ctx, input) => {
   }).execute().catch((err: unknown) => translateConstraintError(err, ALREADY_LINKED)); // a concurrent twin won the race
   const updated = await touchAttachment(ctx, attachment.id);
   await recordActivity(ctx, { operation: 'attachments.link', resource: 'attachments', recordId: attachment.id });
-  return { status: 201, body: await renderOne(ctx, updated) };
+  return { outcome: 'created', body: await renderOne(ctx, updated) };
 };
 
 const unlink: OperationHandler = async (ctx, input) => {
@@ -248,7 +247,7 @@ const unlink: OperationHandler = async (ctx, input) => {
   if (Number(removed.numDeletedRows) === 0) throw notFound('Link');
   await touchAttachment(ctx, attachment.id);
   await recordActivity(ctx, { operation: 'attachments.unlink', resource: 'attachments', recordId: attachment.id });
-  return { status: 204 };
+  return { outcome: 'deleted' };
 };
 
 // ---- delete -----------------------------------------------------------------------------
@@ -265,7 +264,7 @@ const remove: OperationHandler = async (ctx, input) => {
   await ctx.db.deleteFrom('attachments').where('workspace_id', '=', workspaceId).where('id', '=', attachment.id).execute();
   await deleteBlobIfUnused(ctx, attachment.sha256);
   await recordActivity(ctx, { operation: 'attachments.delete', resource: 'attachments', recordId: attachment.id });
-  return { status: 204 };
+  return { outcome: 'deleted' };
 };
 
 export const handlers = defineOperations({

@@ -85,12 +85,10 @@ function resolveType(body: Record<string, unknown>, parent: CategoryRow | null):
 }
 
 const listCategories: OperationHandler = async (ctx, input) => ({
-  status: 200,
   body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
 });
 
 const getCategory: OperationHandler = async (ctx, input) => ({
-  status: 200,
   body: toCategoryJson(await findInWorkspace(ctx, 'categories', input.path['id'] ?? '', LABEL)),
 });
 
@@ -110,7 +108,7 @@ const createCategory: OperationHandler = async (ctx, input) => {
   };
   await ctx.db.insertInto('categories').values(row).execute();
   await recordActivity(ctx, { operation: 'categories.create', resource: 'categories', recordId: row.id });
-  return { status: 201, body: toCategoryJson(row) };
+  return { outcome: 'created', body: toCategoryJson(row) };
 };
 
 /**
@@ -124,7 +122,7 @@ const updateCategory: OperationHandler = async (ctx, input) => {
     .set({ name: body['name'] === undefined ? current.name : String(body['name']), ...updateAudit(ctx) })
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
   await recordActivity(ctx, { operation: 'categories.update', resource: 'categories', recordId: current.id });
-  return { status: 200, body: toCategoryJson(await findInWorkspace(ctx, 'categories', current.id, LABEL)) };
+  return { body: toCategoryJson(await findInWorkspace(ctx, 'categories', current.id, LABEL)) };
 };
 
 const IN_USE = 'The category is in use by payables, receivables or transactions.';
@@ -146,7 +144,7 @@ const deleteCategory: OperationHandler = async (ctx, input) => {
     translateConstraintError(err, IN_USE);
   }
   await recordActivity(ctx, { operation: 'categories.delete', resource: 'categories', recordId: current.id });
-  return { status: 204 };
+  return { outcome: 'deleted' };
 };
 
 export const handlers = defineOperations({

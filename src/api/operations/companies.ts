@@ -62,13 +62,12 @@ async function assertCnpjFree(ctx: OperationContext, cnpj: string, exceptId?: st
 }
 
 const listCompanies: OperationHandler = async (ctx, input) => ({
-  status: 200,
   body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
 });
 
 const getCompany: OperationHandler = async (ctx, input) => {
   const row = await findInWorkspace(ctx, 'companies', input.path['id'] ?? '', LABEL, { excludeDeleted: true });
-  return { status: 200, body: toCompanyJson(row) };
+  return { body: toCompanyJson(row) };
 };
 
 const createCompany: OperationHandler = async (ctx, input) => {
@@ -87,7 +86,7 @@ const createCompany: OperationHandler = async (ctx, input) => {
   };
   await ctx.db.insertInto('companies').values(row).execute();
   await recordActivity(ctx, { operation: 'companies.create', resource: 'companies', recordId: row.id });
-  return { status: 201, body: toCompanyJson(row) };
+  return { outcome: 'created', body: toCompanyJson(row) };
 };
 
 const updateCompany: OperationHandler = async (ctx, input) => {
@@ -105,7 +104,7 @@ const updateCompany: OperationHandler = async (ctx, input) => {
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
   await recordActivity(ctx, { operation: 'companies.update', resource: 'companies', recordId: current.id });
   const row = await findInWorkspace(ctx, 'companies', current.id, LABEL);
-  return { status: 200, body: toCompanyJson(row) };
+  return { body: toCompanyJson(row) };
 };
 
 export const handlers = defineOperations({

@@ -44,12 +44,10 @@ const LIST: ListDefinition<'cost_centers'> = {
 };
 
 const listCostCenters: OperationHandler = async (ctx, input) => ({
-  status: 200,
   body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
 });
 
 const getCostCenter: OperationHandler = async (ctx, input) => ({
-  status: 200,
   body: toCostCenterJson(await findInWorkspace(ctx, 'cost_centers', input.path['id'] ?? '', LABEL)),
 });
 
@@ -65,7 +63,7 @@ const createCostCenter: OperationHandler = async (ctx, input) => {
   };
   await ctx.db.insertInto('cost_centers').values(row).execute();
   await recordActivity(ctx, { operation: 'cost_centers.create', resource: 'cost_centers', recordId: row.id });
-  return { status: 201, body: toCostCenterJson(row) };
+  return { outcome: 'created', body: toCostCenterJson(row) };
 };
 
 const updateCostCenter: OperationHandler = async (ctx, input) => {
@@ -78,7 +76,7 @@ const updateCostCenter: OperationHandler = async (ctx, input) => {
   await ctx.db.updateTable('cost_centers').set({ ...changes, ...updateAudit(ctx) })
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
   await recordActivity(ctx, { operation: 'cost_centers.update', resource: 'cost_centers', recordId: current.id });
-  return { status: 200, body: toCostCenterJson(await findInWorkspace(ctx, 'cost_centers', current.id, LABEL)) };
+  return { body: toCostCenterJson(await findInWorkspace(ctx, 'cost_centers', current.id, LABEL)) };
 };
 
 const IN_USE = 'The cost center is in use by apportionments.';
@@ -96,7 +94,7 @@ const deleteCostCenter: OperationHandler = async (ctx, input) => {
     translateConstraintError(err, IN_USE);
   }
   await recordActivity(ctx, { operation: 'cost_centers.delete', resource: 'cost_centers', recordId: current.id });
-  return { status: 204 };
+  return { outcome: 'deleted' };
 };
 
 export const handlers = defineOperations({

@@ -89,12 +89,10 @@ function readEmails(value: unknown): string {
 }
 
 const listPeople: OperationHandler = async (ctx, input) => ({
-  status: 200,
   body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
 });
 
 const getPerson: OperationHandler = async (ctx, input) => ({
-  status: 200,
   body: toPersonJson(await findInWorkspace(ctx, 'people', input.path['id'] ?? '', LABEL, { excludeDeleted: true })),
 });
 
@@ -117,7 +115,7 @@ const createPerson: OperationHandler = async (ctx, input) => {
   };
   await ctx.db.insertInto('people').values(row).execute();
   await recordActivity(ctx, { operation: 'people.create', resource: 'people', recordId: row.id });
-  return { status: 201, body: toPersonJson(row) };
+  return { outcome: 'created', body: toPersonJson(row) };
 };
 
 const updatePerson: OperationHandler = async (ctx, input) => {
@@ -139,7 +137,7 @@ const updatePerson: OperationHandler = async (ctx, input) => {
   await ctx.db.updateTable('people').set({ ...changes, ...updateAudit(ctx) })
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
   await recordActivity(ctx, { operation: 'people.update', resource: 'people', recordId: current.id });
-  return { status: 200, body: toPersonJson(await findInWorkspace(ctx, 'people', current.id, LABEL)) };
+  return { body: toPersonJson(await findInWorkspace(ctx, 'people', current.id, LABEL)) };
 };
 
 const deletePerson: OperationHandler = async (ctx, input) => {
@@ -148,7 +146,7 @@ const deletePerson: OperationHandler = async (ctx, input) => {
   await ctx.db.updateTable('people').set({ deleted_at: ctx.now().toISOString(), ...updateAudit(ctx) })
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
   await recordActivity(ctx, { operation: 'people.delete', resource: 'people', recordId: current.id });
-  return { status: 204 };
+  return { outcome: 'deleted' };
 };
 
 export const handlers = defineOperations({

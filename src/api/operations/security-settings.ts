@@ -37,7 +37,6 @@ function mergeBlocked(current: BlockedActions, patch: unknown): BlockedActions {
 }
 
 const getSettings: OperationHandler = async (ctx) => ({
-  status: 200,
   body: await toSettingsJson(ctx, await loadSettings(ctx)),
 });
 
@@ -58,7 +57,7 @@ const updateSettings: OperationHandler = async (ctx, input) => {
     await ctx.db.insertInto('security_settings').values({ workspace_id: workspaceId, ...values, version: 2 }).execute();
   }
   await recordActivity(ctx, { operation: 'security_settings.update', resource: 'security_settings', recordId: null });
-  return { status: 200, body: await toSettingsJson(ctx, await loadSettings(ctx)) };
+  return { body: await toSettingsJson(ctx, await loadSettings(ctx)) };
 };
 
 export const handlers = defineOperations({

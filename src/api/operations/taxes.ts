@@ -60,12 +60,10 @@ async function assertNameFree(ctx: OperationContext, name: string, exceptId?: st
 }
 
 const listTaxes: OperationHandler = async (ctx, input) => ({
-  status: 200,
   body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
 });
 
 const getTax: OperationHandler = async (ctx, input) => ({
-  status: 200,
   body: toTaxJson(await findInWorkspace(ctx, 'taxes', input.path['id'] ?? '', LABEL)),
 });
 
@@ -84,7 +82,7 @@ const createTax: OperationHandler = async (ctx, input) => {
   };
   await ctx.db.insertInto('taxes').values(row).execute();
   await recordActivity(ctx, { operation: 'taxes.create', resource: 'taxes', recordId: row.id });
-  return { status: 201, body: toTaxJson(row) };
+  return { outcome: 'created', body: toTaxJson(row) };
 };
 
 const updateTax: OperationHandler = async (ctx, input) => {
@@ -100,14 +98,14 @@ const updateTax: OperationHandler = async (ctx, input) => {
   await ctx.db.updateTable('taxes').set({ ...changes, ...updateAudit(ctx) })
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
   await recordActivity(ctx, { operation: 'taxes.update', resource: 'taxes', recordId: current.id });
-  return { status: 200, body: toTaxJson(await findInWorkspace(ctx, 'taxes', current.id, LABEL)) };
+  return { body: toTaxJson(await findInWorkspace(ctx, 'taxes', current.id, LABEL)) };
 };
 
 const deleteTax: OperationHandler = async (ctx, input) => {
   const current = await findInWorkspace(ctx, 'taxes', input.path['id'] ?? '', LABEL);
   await ctx.db.deleteFrom('taxes').where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
   await recordActivity(ctx, { operation: 'taxes.delete', resource: 'taxes', recordId: current.id });
-  return { status: 204 };
+  return { outcome: 'deleted' };
 };
 
 export const handlers = defineOperations({

@@ -49,7 +49,7 @@ const listWorkspaces: OperationHandler = async (ctx, input) => {
     for (const field of query.fields) picked[field] = row[field as keyof WorkspaceJson];
     return picked;
   });
-  return { status: 200, body: { data, meta: { next_cursor: last ? encodeCursor({ sort, value: last.key, id: last.id }) : null } } };
+  return { body: { data, meta: { next_cursor: last ? encodeCursor({ sort, value: last.key, id: last.id }) : null } } };
 };
 
 export const handlers = defineOperations({ 'workspaces.list': listWorkspaces });

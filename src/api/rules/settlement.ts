@@ -85,7 +85,7 @@ function buildSettle(v: TitleVocabulary): OperationHandler {
     }).execute();
     await assertBalancesWithinBound(ctx, [accountId as string]);
     await recordActivity(ctx, { operation: `${v.resource}.settle`, resource: v.resource, recordId: title.id });
-    return { status: 200, body: await readTitleJson(ctx, v, title.id) };
+    return { body: await readTitleJson(ctx, v, title.id) };
   };
 }
 
@@ -103,7 +103,7 @@ function buildReopen(v: TitleVocabulary): OperationHandler {
     if (Number(reopened.numUpdatedRows) === 0) throw new ApiError('UNPROCESSABLE_ENTITY', notSettled);
     await deleteSettlementTransaction(ctx, title.transaction_id);
     await recordActivity(ctx, { operation: `${v.resource}.reopen`, resource: v.resource, recordId: title.id });
-    return { status: 200, body: await readTitleJson(ctx, v, title.id) };
+    return { body: await readTitleJson(ctx, v, title.id) };
   };
 }
 
@@ -115,7 +115,7 @@ function buildCancel(v: TitleVocabulary): OperationHandler {
       .where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', 'pending').executeTakeFirst();
     if (Number(cancelled.numUpdatedRows) === 0) throw new ApiError('UNPROCESSABLE_ENTITY', notPending);
     await recordActivity(ctx, { operation: `${v.resource}.cancel`, resource: v.resource, recordId: title.id });
-    return { status: 200, body: await readTitleJson(ctx, v, title.id) };
+    return { body: await readTitleJson(ctx, v, title.id) };
   };
 }
 

@@ -30,13 +30,12 @@ function readNullableText(value: unknown): string | null | undefined {
 function buildList(vocabulary: TitleVocabulary): OperationHandler {
   const fallback = buildTitleListSpec(vocabulary);
   return async (ctx, input) => ({
-    status: 200,
     body: await listRecords(ctx, input.list, readListSpec(ctx, fallback), buildTitleListDefinition(ctx, vocabulary)),
   });
 }
 
 function buildGet(vocabulary: TitleVocabulary): OperationHandler {
-  return async (ctx, input) => ({ status: 200, body: await readTitleJson(ctx, vocabulary, (await findTitle(ctx, vocabulary, input.path['id'])).id) });
+  return async (ctx, input) => ({ body: await readTitleJson(ctx, vocabulary, (await findTitle(ctx, vocabulary, input.path['id'])).id) });
 }
 
 function buildCreate(vocabulary: TitleVocabulary): OperationHandler {
@@ -60,7 +59,7 @@ function buildCreate(vocabulary: TitleVocabulary): OperationHandler {
     }).execute();
     await replaceAllocations(ctx, vocabulary.kind, id, shares);
     await recordActivity(ctx, { operation: `${vocabulary.resource}.create`, resource: vocabulary.resource, recordId: id });
-    return { status: 201, body: await readTitleJson(ctx, vocabulary, id) };
+    return { outcome: 'created', body: await readTitleJson(ctx, vocabulary, id) };
   };
 }
 
@@ -104,7 +103,7 @@ function buildUpdate(vocabulary: TitleVocabulary): OperationHandler {
     if (Number(result.numUpdatedRows) === 0) throw new ApiError('UNPROCESSABLE_ENTITY', NOT_EDITABLE);
     if (shares) await replaceAllocations(ctx, vocabulary.kind, current.id, shares);
     await recordActivity(ctx, { operation: `${vocabulary.resource}.update`, resource: vocabulary.resource, recordId: current.id });
-    return { status: 200, body: await readTitleJson(ctx, vocabulary, current.id) };
+    return { body: await readTitleJson(ctx, vocabulary, current.id) };
   };
 }
 
@@ -118,7 +117,7 @@ function buildDelete(vocabulary: TitleVocabulary): OperationHandler {
     await deleteAttachmentLinks(ctx, vocabulary.kind, current.id);
     await ctx.db.deleteFrom('titles').where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
     await recordActivity(ctx, { operation: `${vocabulary.resource}.delete`, resource: vocabulary.resource, recordId: current.id });
-    return { status: 204 };
+    return { outcome: 'deleted' };
   };
 }
 

@@ -80,10 +80,10 @@ function buildListDefinition(ctx: OperationContext): ListDefinition<'transaction
 }
 
 const listTransactions: OperationHandler = async (ctx, input) => ({
-  status: 200, body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), buildListDefinition(ctx)),
+  body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), buildListDefinition(ctx)),
 });
 
-const getTransaction: OperationHandler = async (ctx, input) => ({ status: 200, body: await readTransactionJson(ctx, input.path['id'] ?? '') });
+const getTransaction: OperationHandler = async (ctx, input) => ({ body: await readTransactionJson(ctx, input.path['id'] ?? '') });
 
 const createTransaction: OperationHandler = async (ctx, input) => {
   const body = readBody(input.body);
@@ -102,7 +102,7 @@ const createTransaction: OperationHandler = async (ctx, input) => {
   await assertBalancesWithinBound(ctx, [body['financial_account_id'] as string]);
   await replaceAllocations(ctx, 'transaction', id, shares);
   await recordActivity(ctx, { operation: 'transactions.create', resource: 'transactions', recordId: id });
-  return { status: 201, body: await readTransactionJson(ctx, id) };
+  return { outcome: 'created', body: await readTransactionJson(ctx, id) };
 };
 
 /** Fields that carry the money of a settlement/transfer; only the owning record may change them. */
@@ -143,7 +143,7 @@ const updateTransaction: OperationHandler = async (ctx, input) => {
   await assertBalancesWithinBound(ctx, [current.financial_account_id, changes.financial_account_id ?? current.financial_account_id]);
   if (shares) await replaceAllocations(ctx, 'transaction', current.id, shares);
   await recordActivity(ctx, { operation: 'transactions.update', resource: 'transactions', recordId: current.id });
-  return { status: 200, body: await readTransactionJson(ctx, current.id) };
+  return { body: await readTransactionJson(ctx, current.id) };
 };
 
 const deleteTransaction: OperationHandler = async (ctx, input) => {
@@ -160,7 +160,7 @@ const deleteTransaction: OperationHandler = async (ctx, input) => {
   // Removing a debit raises the balance (and a credit lowers it): the bound holds both ways.
   await assertBalancesWithinBound(ctx, [current.financial_account_id]);
   await recordActivity(ctx, { operation: 'transactions.delete', resource: 'transactions', recordId: current.id });
-  return { status: 204 };
+  return { outcome: 'deleted' };
 };
 
 export const transactionHandlers: Record<string, OperationHandler> = {

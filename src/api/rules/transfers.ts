@@ -49,11 +49,11 @@ const createTransfer: OperationHandler = async (ctx, input) => {
   await ctx.db.insertInto('transfers').values(row).execute();
   await assertBalancesWithinBound(ctx, [from.id, to.id]);
   await recordActivity(ctx, { operation: 'transfers.create', resource: 'transfers', recordId: row.id });
-  return { status: 201, body: toTransferJson(row) };
+  return { outcome: 'created', body: toTransferJson(row) };
 };
 
 const getTransfer: OperationHandler = async (ctx, input) => ({
-  status: 200, body: toTransferJson(await findInWorkspace(ctx, 'transfers', input.path['id'] ?? '', LABEL)),
+  body: toTransferJson(await findInWorkspace(ctx, 'transfers', input.path['id'] ?? '', LABEL)),
 });
 
 export const transferHandlers: Record<string, OperationHandler> = {

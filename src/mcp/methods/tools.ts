@@ -9,7 +9,7 @@ import type { Database } from '../../store/schema.js';
 import { runToolCall, type ArgumentValidator, type OperationService, type ToolCallOutcome } from '../../dispatch/index.js';
 import { isDatabaseUnavailable } from '../../store/db-unavailable.js';
 import { recordToolCall } from '../call-log.js';
-import { confirmationUnavailable, type ConfirmDestructiveCall } from '../confirmation.js';
+import { confirmationUnavailable, type ConfirmationRequest, type DestructiveCallConfirmation } from '../confirmation.js';
 import { INVALID_PARAMS, JsonRpcError } from '../json-rpc.js';
 import type { ToolCatalog } from '../tool-catalog.js';
 import { renderApiError, renderOutput } from '../tool-result.js';
@@ -20,7 +20,7 @@ export interface ToolMethodDeps {
   readonly validators: ReadonlyMap<string, ArgumentValidator>;
   readonly operations: OperationService;
   readonly db: Kysely<Database>;
-  readonly confirm: ConfirmDestructiveCall;
+  readonly confirm: DestructiveCallConfirmation;
   readonly metrics: Partial<Metrics> | undefined;
 }
 
@@ -59,6 +59,9 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
   const { tool } = entry;
   let outcome: ToolCallOutcome;
   let confirmed = false;
+  const confirmationOf = (prepared: ConfirmationRequest['prepared']): ConfirmationRequest => ({
+    era: ctx.era, clientCapabilities: ctx.era.clientCapabilities, tool, args, params: ctx.params, prepared,
+  });
   try {
     outcome = await runToolCall({ operations: deps.operations }, {
       tool,
@@ -66,17 +69,13 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
       caller: ctx.caller,
       connectionWorkspaceId: ctx.connectionWorkspaceId,
       validate,
-      confirm: async (prepared) => {
-        const decision = await deps.confirm({
-          era: ctx.era,
-          clientCapabilities: ctx.era.clientCapabilities,
-          tool,
-          args,
-          params: ctx.params,
-          prepared,
-        });
-        confirmed = decision.kind === 'proceed';
-        return decision;
+      confirmation: {
+        verify: async (prepared) => {
+          const proof = await deps.confirm.verify(confirmationOf(prepared));
+          confirmed = proof !== undefined;
+          return proof;
+        },
+        ask: (prepared) => deps.confirm.ask(confirmationOf(prepared)),
       },
     });
   } catch (error) {
@@ -92,9 +91,9 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
     outcome = { kind: 'error', error: confirmationUnavailable(error), workspaceId: null };
   }
   switch (outcome.kind) {
-    case 'output':
+    case 'done':
       record(tool.name, 'ok', outcome.workspaceId);
-      return { ...renderOutput(outcome.output) };
+      return { ...renderOutput(outcome.output, outcome.replayed) };
     case 'error':
       record(tool.name, outcome.error.code, outcome.workspaceId);
       return { ...renderApiError(outcome.error) };

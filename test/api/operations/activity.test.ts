@@ -16,6 +16,7 @@ describe('activity.list (REST)', () => {
     await api.call('DELETE', `/v1/cost_centers/${center.body.id}`, { workspace: M });
     const res = await api.call('GET', `/v1/activity?record_id=${center.body.id}&created_at[gte]=${encodeURIComponent(since)}`, { workspace: M });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    // hand-kept-ok: the operations this test just called, as the activity log must show them
     expect(res.body.data.map((e: { operation: string }) => e.operation)).to.have.members(['cost_centers.create', 'cost_centers.update', 'cost_centers.delete']);
     for (const entry of res.body.data) {
       expect(entry).to.include({ person_id: DEMO.persons.ana, channel: 'api', resource: 'cost_centers', record_id: center.body.id });

@@ -25,7 +25,7 @@ describe('title rules (payables and receivables)', () => {
   describe('payables.create', () => {
     it('creates a pending payable with defaults, audit columns and an activity entry', async () => {
       const out = await runOperation(t.db, 'payables.create', { body: payable({ category_id: f.debitCategoryId, financial_account_id: f.accountId }) });
-      expect(out.status).to.equal(201);
+      expect(out.outcome).to.equal('created');
       const body = out.body as Json;
       expect(body).to.include({ status: 'pending', amount: '100.00', competence_date: '2026-03-10', version: 1, created_via: 'api', attachments_count: 0, paid_amount: null, transaction_id: null });
       expect(body['created_by']).to.equal(DEMO.persons.ana);
@@ -178,7 +178,7 @@ describe('title rules (payables and receivables)', () => {
       await t.db.insertInto('attachment_links').values({ id: crypto.randomUUID(), workspace_id: DEMO.workspaces.matriz, attachment_id: attachment.id, parent_type: 'payable', parent_id: id, created_at: new Date().toISOString(), created_by: DEMO.persons.ana }).execute();
       expect(((await runOperation(t.db, 'payables.get', { path: { id } })).body as Json)['attachments_count']).to.equal(1);
       expect(await codeOf(runOperation(t.db, 'payables.delete', { path: { id } }, { workspaceId: DEMO.workspaces.filial }))).to.equal('NOT_FOUND');
-      expect((await runOperation(t.db, 'payables.delete', { path: { id } })).status).to.equal(204);
+      expect((await runOperation(t.db, 'payables.delete', { path: { id } })).outcome).to.equal('deleted');
       const ws = DEMO.workspaces.matriz;
       expect(await t.db.selectFrom('titles').select('id').where('workspace_id', '=', ws).where('id', '=', id).execute()).to.have.length(0);
       expect(await t.db.selectFrom('transactions').select('id').where('workspace_id', '=', ws).where('id', '=', settled['transaction_id'] as string).execute()).to.have.length(0);

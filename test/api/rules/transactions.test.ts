@@ -25,7 +25,7 @@ describe('transaction and transfer rules', () => {
   describe('transactions.create / update / delete', () => {
     it('creates a manual debit with a debit category and a cost split', async () => {
       const out = await runOperation(t.db, 'transactions.create', { body: debit({ category_id: f.debitCategoryId, cost_center_allocations: [{ cost_center_id: f.costCenters.cost, percentage: 100 }] }) });
-      expect(out.status).to.equal(201);
+      expect(out.outcome).to.equal('created');
       expect(out.body).to.include({ source: 'manual', source_id: null, amount: '45.90', type: 'debit', version: 1, created_via: 'api' });
       expect((out.body as Json)['cost_center_allocations']).to.deep.equal([{ cost_center_id: f.costCenters.cost, percentage: '100.00', amount: '45.90' }]);
     });
@@ -51,7 +51,7 @@ describe('transaction and transfer rules', () => {
       expect(updated['version']).to.equal(2);
       expect(await codeOf(runOperation(t.db, 'transactions.update', { path: { id }, body: { type: 'credit' } }))).to.equal('UNPROCESSABLE_ENTITY');
       expect(await codeOf(runOperation(t.db, 'transactions.delete', { path: { id } }, { workspaceId: DEMO.workspaces.filial }))).to.equal('NOT_FOUND');
-      expect((await runOperation(t.db, 'transactions.delete', { path: { id } })).status).to.equal(204);
+      expect((await runOperation(t.db, 'transactions.delete', { path: { id } })).outcome).to.equal('deleted');
       expect(await codeOf(runOperation(t.db, 'transactions.get', { path: { id } }))).to.equal('NOT_FOUND');
       expect(await t.db.selectFrom('allocations').select('id').where('workspace_id', '=', ws).where('parent_id', '=', id).execute()).to.have.length(0);
     });
@@ -75,7 +75,7 @@ describe('transaction and transfer rules', () => {
   describe('transfers.create / get', () => {
     it('creates a debit on the source and a credit on the destination', async () => {
       const out = await runOperation(t.db, 'transfers.create', { body: { from_account_id: f.accountId, to_account_id: f.otherAccountId, amount: '250.00', occurred_at: '2026-03-09' } });
-      expect(out.status).to.equal(201);
+      expect(out.outcome).to.equal('created');
       const body = out.body as Json;
       const legs = await t.db.selectFrom('transactions').selectAll().where('workspace_id', '=', ws).where('source_id', '=', body['id'] as string).orderBy('type').execute();
       expect(legs.map((l) => [l.type, l.financial_account_id, Number(l.amount_cents), l.source])).to.deep.equal([

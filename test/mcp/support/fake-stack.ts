@@ -73,9 +73,9 @@ export function createFakeOperations(): OperationService & { calls: unknown[] } 
       if (request.operationId === 'payables.list') {
         if (request.input.list?.filters['status']?.eq === 'boom') throw new Error('boom');
         if (request.input.list?.filters['status']?.eq === 'missing') throw new ApiError('NOT_FOUND', 'Payable not found.');
-        return { status: 200, body: { data: [], meta: { next_cursor: null } } };
+        return { kind: 'done', output: { body: { data: [], meta: { next_cursor: null } } }, replayed: false };
       }
-      return { status: 204 };
+      return { kind: 'done', output: { outcome: 'deleted' }, replayed: false };
     },
   };
 }

@@ -1,0 +1,49 @@
+/**
+ * The `PromptProvider` of `/mcp` (src/mcp/methods/prompts.ts): lists the prompts whose tools
+ * the caller may run and builds a prompt's messages from checked arguments. An unknown or
+ * unreachable prompt is `null` (the mcp layer answers -32602); bad arguments throw -32602.
+ */
+import type { Caller } from '../../../api/context.js';
+import type { MethodContext, PromptProvider } from '../../methods/index.js';
+import { findToolOperation, type FinanceFeatureDeps } from '../resources/deps.js';
+import { addEraTitle } from '../resources/provider.js';
+import { resolvePromptArguments } from './arguments.js';
+import { PROMPTS, type PromptDefinition } from './catalog.js';
+
+export interface PromptProviderOptions {
+  /** The clock of the scripts' default dates (tests pin it). */
+  readonly now?: () => Date;
+}
+
+export function canRunTool(deps: FinanceFeatureDeps, caller: Caller, toolName: string): boolean {
+  const operation = findToolOperation(deps.tools, toolName);
+  return operation !== undefined && deps.operations.canReach(caller, operation);
+}
+
+export function listReachablePrompts(deps: FinanceFeatureDeps, caller: Caller): PromptDefinition[] {
+  return PROMPTS.filter((prompt) => prompt.requiresTools.every((tool) => canRunTool(deps, caller, tool)));
+}
+
+function describePrompt(ctx: MethodContext, prompt: PromptDefinition): Record<string, unknown> {
+  return addEraTitle(ctx.era, {
+    name: prompt.name,
+    description: prompt.description,
+    arguments: prompt.arguments.map(({ name, description, required }) => ({ name, description, required })),
+  }, prompt.title);
+}
+
+export function createPromptProvider(deps: FinanceFeatureDeps, options: PromptProviderOptions = {}): PromptProvider {
+  const now = options.now ?? (() => new Date());
+  return {
+    async listPrompts(ctx) {
+      return listReachablePrompts(deps, ctx.caller).map((prompt) => describePrompt(ctx, prompt));
+    },
+    async getPrompt(ctx, name, given) {
+      const prompt = listReachablePrompts(deps, ctx.caller).find((candidate) => candidate.name === name);
+      if (prompt === undefined) return null;
+      const args = await resolvePromptArguments(deps.db, ctx.caller, prompt.arguments, given);
+      const messages = prompt.build({ args, today: now(), can: (tool) => canRunTool(deps, ctx.caller, tool) });
+      return { description: prompt.description, messages };
+    },
+  };
+}
