@@ -8,26 +8,16 @@
 import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { Caller, Channel } from '../identity/caller.js';
+import type { AuthState, Caller, Channel } from '../identity/caller.js';
+import { throttleFailure, type AuthLimits } from '../http/limits.js';
 import { HttpError } from '../http/errors.js';
 import { isUuid } from '../api/records.js';
 import type { Audience, Authenticator, Identity } from './types.js';
 import { buildAuthError, type ChallengeUrls } from './challenge.js';
 import { workspaceAccessDenied } from '../api/authorize.js';
 
-/** What `bearer` needs of the limits module (a structural subset of `Limits`). */
-export interface AuthLimits {
-  assertAuthAllowed(address: string): Promise<void>;
-  recordAuthFailure(address: string): Promise<void>;
-}
-
-/** What `bearer` leaves in `ctx.state` for the surfaces. */
-export interface AuthState {
-  identity: Identity;
-  caller: Caller;
-  /** `X-Workspace-Id` header or `?workspace_id=`: a workspace of the organization; whether granted, resolveWorkspace checks. */
-  connectionWorkspaceId: string | undefined;
-}
+export type { AuthState } from '../identity/caller.js';
+export type { AuthLimits } from '../http/limits.js';
 
 export interface BearerDeps {
   readonly db: Kysely<Database>;
@@ -71,23 +61,6 @@ async function assertWorkspaceInOrganization(db: Kysely<Database>, workspaceId: 
 async function authenticateRequest(deps: BearerDeps, ctx: Koa.Context, audience: Audience): Promise<Identity> {
   if (ctx.query.access_token !== undefined) throw buildAuthError(deps.challenge, audience, 'token_in_query');
   return deps.authenticator.authenticate(ctx.get('authorization') || undefined, audience);
-}
-
-/**
- * A failed authentication from an address that already failed too often is answered 429 +
- * Retry-After instead of its 401/400; either way the attempt is counted. Only failures are ever
- * throttled: the token is verified first, so a valid token always passes, however many bad
- * attempts share its address (e.g. every client behind one load balancer). `/metrics` shares it.
- */
-export async function throttleFailure(limits: AuthLimits, address: string): Promise<void> {
-  let overLimit: unknown = null;
-  try {
-    await limits.assertAuthAllowed(address);
-  } catch (err) {
-    overLimit = err;
-  }
-  await limits.recordAuthFailure(address);
-  if (overLimit !== null) throw overLimit;
 }
 
 export function createBearer(deps: BearerDeps, audience: Audience, limits: AuthLimits): Koa.Middleware {

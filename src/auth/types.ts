@@ -2,19 +2,11 @@
  * Identity as established by a verified bearer token, before any database lookup.
  * Produced by `auth/` only; everything after authentication reads this, never the token.
  */
-import type { TokenType } from '../identity/caller.js';
+import type { Identity } from '../identity/caller.js';
 
 export type Audience = 'mcp' | 'api';
 
-export interface Identity {
-  readonly personId: string;
-  readonly organizationId: string;
-  readonly scopes: ReadonlySet<string>;
-  readonly tokenType: TokenType;
-  readonly tokenId: string;
-  /** Seconds since epoch. */
-  readonly expiresAt: number;
-}
+export type { Identity } from '../identity/caller.js';
 
 export interface Authenticator {
   /**

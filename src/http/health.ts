@@ -10,7 +10,7 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import { sql } from 'kysely';
 import type { Services } from '../bootstrap.js';
-import { throttleFailure } from '../auth/bearer.js';
+import { throttleFailure } from './limits.js';
 import { HttpError } from './errors.js';
 
 export type HealthServices = Pick<Services, 'config' | 'db' | 'limits' | 'metrics'>;

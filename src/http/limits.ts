@@ -18,6 +18,29 @@ import { ApiError } from '../api/errors.js';
 import { HttpError } from './errors.js';
 import type { Metrics, RateLimitKind } from './metrics.js';
 
+/** What failed-authentication throttling needs of the limits (a structural subset of `Limits`). */
+export interface AuthLimits {
+  assertAuthAllowed(address: string): Promise<void>;
+  recordAuthFailure(address: string): Promise<void>;
+}
+
+/**
+ * A failed authentication from an address that already failed too often is answered 429 +
+ * Retry-After instead of its 401/400; either way the attempt is counted. Only failures are ever
+ * throttled: the token is verified first, so a valid token always passes, however many bad
+ * attempts share its address (e.g. every client behind one load balancer). `/metrics` shares it.
+ */
+export async function throttleFailure(limits: AuthLimits, address: string): Promise<void> {
+  let overLimit: unknown = null;
+  try {
+    await limits.assertAuthAllowed(address);
+  } catch (err) {
+    overLimit = err;
+  }
+  await limits.recordAuthFailure(address);
+  if (overLimit !== null) throw overLimit;
+}
+
 export interface Limits {
   readonly budget: ApiBudget;
   /** Counts one protocol request of a token subject; over the limit → HttpError 429 + Retry-After. */

@@ -11,8 +11,8 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import type { RouteDefinition } from '../runtime/types.js';
 import type { AuthorizeRequest, OperationService } from '../api/service.js';
-import type { AuthModule, AuthState } from '../auth/index.js';
-import type { Limits } from './limits.js';
+import type { AuthState } from '../identity/caller.js';
+import type { AuthLimits, Limits } from './limits.js';
 import { hasRequestBody } from './rest-body.js';
 import { buildOperationInput } from './rest-input.js';
 import { renderOutput, renderRestErrors, toRestResponse } from './rest-render.js';
@@ -21,7 +21,8 @@ import { refuseUnsafeWorkspaceHint } from './unsafe-workspace.js';
 export interface RestRouterDeps {
   readonly operations: OperationService;
   readonly routes: readonly RouteDefinition[];
-  readonly auth: Pick<AuthModule, 'bearer'>;
+  /** Authentication (src/auth's `bearer`), passed in: src/http sits below src/auth and never imports it. */
+  readonly auth: { bearer(audience: 'api', limits: AuthLimits): Koa.Middleware };
   readonly limits: Pick<Limits, 'assertAuthAllowed' | 'recordAuthFailure' | 'consumeProtocol'>;
 }
 

@@ -7,6 +7,25 @@
 export type Channel = 'api' | 'mcp' | 'web';
 export type TokenType = 'oauth' | 'personal';
 
+/** A verified token, as authentication hands it to the surfaces (before the membership is loaded). */
+export interface Identity {
+  readonly personId: string;
+  readonly organizationId: string;
+  readonly scopes: ReadonlySet<string>;
+  readonly tokenType: TokenType;
+  readonly tokenId: string;
+  /** Seconds since epoch. */
+  readonly expiresAt: number;
+}
+
+/** What authentication (`bearer` in src/auth) leaves in `ctx.state` for the surfaces. */
+export interface AuthState {
+  identity: Identity;
+  caller: Caller;
+  /** `X-Workspace-Id` header or `?workspace_id=`: a workspace of the organization; whether granted, resolveWorkspace checks. */
+  connectionWorkspaceId: string | undefined;
+}
+
 export interface Caller {
   readonly personId: string;
   readonly organizationId: string;
