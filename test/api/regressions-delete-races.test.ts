@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { Context } from 'mocha';
+import { skipWithReason } from '../helpers/mocha.js';
 import { startRestApp, type RestApp } from './support/rest-app.js';
 import { insertPayable } from './support/rows.js';
 import { loadFixtures, type Fixtures } from './rules/support.js';
@@ -17,13 +17,6 @@ import { DEMO } from '../helpers/index.js';
 
 const M = DEMO.workspaces.matriz;
 const ROUNDS = 20;
-
-/** mocha's skip() takes no reason, so the reason goes into the reported title. */
-function skipWithReason(ctx: Context, reason: string): never {
-  const runnable = ctx.currentTest ?? ctx.test;
-  if (runnable) runnable.title += ` (skipped: ${reason})`;
-  return ctx.skip();
-}
 
 describe('regression: a delete and a write referring to the same record never both succeed (PostgreSQL row locks)', function () {
   this.timeout(180_000);

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { Context } from 'mocha';
+import { skipWithReason } from '../helpers/mocha.js';
 import { sql, type KyselyPlugin, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
 import { startRestApp, type RestApp } from './support/rest-app.js';
 import { checkLedger } from './support/ledger.js';
@@ -44,13 +44,6 @@ function pauseAfterTitleRead(): { plugin: KyselyPlugin; paused: Promise<void>; r
     },
   };
   return { plugin, paused, release };
-}
-
-/** mocha's skip() takes no reason, so the reason goes into the reported title. */
-function skipWithReason(ctx: Context, reason: string): never {
-  const runnable = ctx.currentTest ?? ctx.test;
-  if (runnable) runnable.title += ` (skipped: ${reason})`;
-  return ctx.skip();
 }
 
 describe('regression: settle, reopen, delete and update racing on one payable keep the ledger whole', function () {

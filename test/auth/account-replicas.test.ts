@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Context } from 'mocha';
+import { skipWithReason } from '../helpers/mocha.js';
 import { decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { loadDatabaseAccountKey } from '../../src/auth/account-key.js';
 import { loadConfirmationKey } from '../../src/confirmation/key.js';
@@ -23,13 +23,6 @@ import { startProbe } from './bearer-probe.js';
 /** Replicas behind one load balancer share PUBLIC_URL (the issuer and the audiences). */
 const PUBLIC_URL = 'http://finance.replicas.test';
 const CLI = path.resolve('src/auth/token-cli.ts');
-
-/** mocha's skip() takes no reason, so the reason goes into the reported title. */
-function skipWithReason(ctx: Context, reason: string): never {
-  const runnable = ctx.currentTest ?? ctx.test;
-  if (runnable) runnable.title += ` (skipped: ${reason})`;
-  return ctx.skip();
-}
 
 function startReplica(schema: TestSchema, overrides: { seedDemoData?: boolean; dataDir?: string } = {}): Promise<TestApp> {
   return startTestApp({

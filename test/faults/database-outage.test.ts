@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { Context } from 'mocha';
+import { skipWithReason } from '../helpers/mocha.js';
 import pg from 'pg';
 import { DEMO, createTestSchema, startTestApp, type TestApp, type TestSchema } from '../helpers/index.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -23,13 +23,6 @@ const CONNECT_TIMEOUT_MS = 500;
 const STATEMENT_TIMEOUT_MS = 1_000;
 const RECOVERY_MS = 5_000;
 const COMMIT_MESSAGE = Buffer.from('Q\0\0\0\x0bcommit\0', 'latin1');
-
-/** mocha's skip() takes no reason, so the reason goes into the reported title. */
-function skipWithReason(ctx: Context, reason: string): never {
-  const runnable = ctx.currentTest ?? ctx.test;
-  if (runnable) runnable.title += ` (skipped: ${reason})`;
-  return ctx.skip();
-}
 
 interface Answer {
   readonly status: number;

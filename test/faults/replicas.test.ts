@@ -27,7 +27,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import type { Context } from 'mocha';
+import { skipWithReason } from '../helpers/mocha.js';
 import pg from 'pg';
 import { DEMO } from '../helpers/index.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -50,13 +50,6 @@ const PAUSED_REDIS_P50_RATIO = 2;
 const PUBLIC_URL = 'http://kf-faults.test';
 /** Kysely's COMMIT on the wire: a simple-protocol Query message, 'Q', int32 length 11, "commit\0". */
 const COMMIT_MESSAGE = Buffer.from('Q\0\0\0\x0bcommit\0', 'latin1');
-
-/** mocha's skip() takes no reason, so the reason goes into the reported title. */
-function skipWithReason(ctx: Context, reason: string): never {
-  const runnable = ctx.currentTest ?? ctx.test;
-  if (runnable) runnable.title += ` (skipped: ${reason})`;
-  return ctx.skip();
-}
 
 function connectOutcome(port: number): Promise<string> {
   return new Promise((resolve) => {

@@ -9,19 +9,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { Context } from 'mocha';
+import { skipWithReason } from '../helpers/mocha.js';
 import { pino } from 'pino';
 import type { Config } from '../../src/config.js';
 import { startServer, type StartedServer } from '../../src/startup.js';
 import { DEMO, buildTestConfig, createTestSchema, type TestSchema } from '../helpers/index.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-
-/** mocha's skip() takes no reason, so the reason goes into the reported title. */
-function skipWithReason(ctx: Context, reason: string): never {
-  const runnable = ctx.currentTest ?? ctx.test;
-  if (runnable) runnable.title += ` (skipped: ${reason})`;
-  return ctx.skip();
-}
 
 async function get(base: string, route: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: unknown }> {
   const response = await fetch(`${base}${route}`, { headers, signal: AbortSignal.timeout(15_000) });
