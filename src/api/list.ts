@@ -7,7 +7,7 @@
  *   listRecords<T>(ctx, query: ListQuery | undefined, spec: ListSpec, def: ListDefinition<T>)
  *     → Promise<{ data: object[]; meta: { next_cursor: string | null } }>
  *   ListDefinition = { table, resourceLabel, columns: {[apiField]: {column, kind}}, baseWhere?, customFilters?, toJson }
- *   readListSpec(ctx, fallback: ListSpec): ListSpec   // the route's spec when run through execute.ts
+ *   readListSpec(ctx): ListSpec   // the route's spec (generated from openapi/v1.yaml), set by execute.ts
  */
 import { sql, type Kysely, type SelectQueryBuilder, type Selectable, type Expression, type SqlBool } from 'kysely';
 import type { Database } from '../store/schema.js';
@@ -212,9 +212,12 @@ export interface ListAwareContext extends OperationContext {
 }
 
 /**
- * The list vocabulary of the running operation: the route's (generated from the spec) when the
- * operation came through execute.ts, else the module's own fallback (unit tests, stubs).
+ * The list vocabulary of the running operation: the route's, generated from the spec, which
+ * execute.ts puts in the context. There is no hand-kept copy to fall back on (it would drift):
+ * a list handler run any other way is a programming error.
  */
-export function readListSpec(ctx: OperationContext, fallback: ListSpec): ListSpec {
-  return (ctx as ListAwareContext).listSpec ?? fallback;
+export function readListSpec(ctx: OperationContext): ListSpec {
+  const spec = (ctx as ListAwareContext).listSpec;
+  if (!spec) throw new Error('internal: a list operation ran without its route\'s list spec (run it through execute)');
+  return spec;
 }

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { AccountsTable } from '../../store/schema.js';
-import type { ListSpec } from '../../runtime/types.js';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
@@ -28,16 +27,6 @@ export function toAccountJson(row: Selectable<AccountsTable>): Record<string, un
   };
 }
 
-const FALLBACK_SPEC: ListSpec = {
-  sortFields: ['name', 'created_at'],
-  defaultSort: 'name',
-  filters: {
-    type: { operators: ['eq', 'in'], schema: { type: 'string', enum: ['checking', 'savings', 'cash', 'investment', 'credit'] } },
-    active: { operators: ['eq'], schema: { type: 'boolean' } },
-  },
-  fields: ['name', 'type', 'bank_code', 'agency', 'account_number', 'active', 'created_at', 'updated_at'],
-};
-
 const LIST: ListDefinition<'accounts'> = {
   table: 'accounts',
   resourceLabel: LABEL,
@@ -58,7 +47,7 @@ function readText(value: unknown): string | null {
 }
 
 const listAccounts: OperationHandler = async (ctx, input) => ({
-  body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
+  body: await listRecords(ctx, input.list, readListSpec(ctx), LIST),
 });
 
 const getAccount: OperationHandler = async (ctx, input) => {

@@ -4,7 +4,6 @@
  */
 import type { Selectable } from 'kysely';
 import type { ActivityTable } from '../../store/schema.js';
-import type { ListSpec } from '../../runtime/types.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { defineOperations } from '../define-operations.js';
 
@@ -14,20 +13,6 @@ export function toActivityJson(row: Selectable<ActivityTable>): Record<string, u
     resource: row.resource, record_id: row.record_id, created_at: row.created_at,
   };
 }
-
-const FALLBACK_SPEC: ListSpec = {
-  sortFields: ['created_at'],
-  defaultSort: '-created_at',
-  filters: {
-    person_id: { operators: ['eq', 'in'], schema: { type: 'string', format: 'uuid' } },
-    channel: { operators: ['eq', 'in'], schema: { type: 'string', enum: ['api', 'mcp', 'web'] } },
-    resource: { operators: ['eq', 'in'], schema: { type: 'string' } },
-    operation: { operators: ['eq', 'in'], schema: { type: 'string' } },
-    record_id: { operators: ['eq'], schema: { type: 'string', format: 'uuid' } },
-    created_at: { operators: ['gte', 'gt', 'lte', 'lt'], schema: { type: 'string' } },
-  },
-  fields: ['person_id', 'channel', 'operation', 'resource', 'record_id', 'created_at'],
-};
 
 const LIST: ListDefinition<'activity'> = {
   table: 'activity',
@@ -46,6 +31,6 @@ const LIST: ListDefinition<'activity'> = {
 
 export const handlers = defineOperations({
   'activity.list': async (ctx, input) => ({
-    body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
+    body: await listRecords(ctx, input.list, readListSpec(ctx), LIST),
   }),
 });

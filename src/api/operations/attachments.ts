@@ -6,7 +6,6 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { ListSpec } from '../../runtime/types.js';
 import type { AttachmentLinksTable, AttachmentsTable } from '../../store/schema.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import type { FileOutput, OperationContext, OperationHandler } from '../context.js';
@@ -88,19 +87,6 @@ const upload: OperationHandler = async (ctx, input) => {
 
 // ---- read -------------------------------------------------------------------------------
 
-/** Used only when the operation runs outside execute.ts; the route's spec (openapi/v1.yaml) wins. */
-const FALLBACK_LIST_SPEC: ListSpec = {
-  sortFields: ['created_at', 'file_name', 'size'],
-  defaultSort: '-created_at',
-  filters: {
-    content_type: { operators: ['eq', 'in'], schema: { type: 'string' } },
-    parent_type: { operators: ['eq'], schema: { type: 'string', enum: PARENT_TYPES } },
-    parent_id: { operators: ['eq', 'in'], schema: { type: 'string', format: 'uuid' } },
-  },
-  fields: ['file_name', 'title', 'content_type', 'size', 'sha256', 'links', 'created_at', 'updated_at', 'created_by',
-    'updated_by', 'created_via', 'updated_via', 'version'],
-};
-
 /** `parent_type` / `parent_id` filters: attachments linked to that parent. */
 function filterByLink(ctx: OperationContext, column: 'parent_type' | 'parent_id') {
   return (qb: AnySelect, operator: string, value: unknown): AnySelect => {
@@ -114,7 +100,7 @@ function filterByLink(ctx: OperationContext, column: 'parent_type' | 'parent_id'
 }
 
 const list: OperationHandler = async (ctx, input) => {
-  const body = await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_LIST_SPEC), {
+  const body = await listRecords(ctx, input.list, readListSpec(ctx), {
     table: 'attachments',
     resourceLabel: LABEL,
     columns: {

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { CategoriesTable } from '../../store/schema.js';
-import type { ListSpec } from '../../runtime/types.js';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
@@ -21,17 +20,6 @@ type CategoryRow = Selectable<CategoriesTable>;
 export function toCategoryJson(row: CategoryRow): Record<string, unknown> {
   return { id: row.id, name: row.name, type: row.type, parent_id: row.parent_id, level: Number(row.level), ...auditJson(row) };
 }
-
-const FALLBACK_SPEC: ListSpec = {
-  sortFields: ['name', 'level', 'created_at'],
-  defaultSort: 'name',
-  filters: {
-    type: { operators: ['eq'], schema: { type: 'string', enum: ['debit', 'credit'] } },
-    parent_id: { operators: ['eq', 'in'], schema: { type: 'string', format: 'uuid' } },
-    level: { operators: ['eq', 'in', 'gte', 'lte'], schema: { type: 'integer', minimum: 1, maximum: 3 } },
-  },
-  fields: ['name', 'type', 'parent_id', 'level', 'created_at', 'updated_at'],
-};
 
 const LIST: ListDefinition<'categories'> = {
   table: 'categories',
@@ -85,7 +73,7 @@ function resolveType(body: Record<string, unknown>, parent: CategoryRow | null):
 }
 
 const listCategories: OperationHandler = async (ctx, input) => ({
-  body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
+  body: await listRecords(ctx, input.list, readListSpec(ctx), LIST),
 });
 
 const getCategory: OperationHandler = async (ctx, input) => ({

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { CompaniesTable } from '../../store/schema.js';
-import type { ListSpec } from '../../runtime/types.js';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
@@ -20,17 +19,6 @@ const LABEL = 'Company';
 export function toCompanyJson(row: Selectable<CompaniesTable>): Record<string, unknown> {
   return { id: row.id, cnpj: row.cnpj, name: row.name, trade_name: row.trade_name, active: toBool(row.active), ...auditJson(row) };
 }
-
-const FALLBACK_SPEC: ListSpec = {
-  sortFields: ['name', 'created_at'],
-  defaultSort: 'name',
-  filters: {
-    name: { operators: ['eq'], schema: { type: 'string' } },
-    cnpj: { operators: ['eq', 'in'], schema: { type: 'string' } },
-    active: { operators: ['eq'], schema: { type: 'boolean' } },
-  },
-  fields: ['cnpj', 'name', 'trade_name', 'active', 'created_at', 'updated_at'],
-};
 
 const LIST: ListDefinition<'companies'> = {
   table: 'companies',
@@ -62,7 +50,7 @@ async function assertCnpjFree(ctx: OperationContext, cnpj: string, exceptId?: st
 }
 
 const listCompanies: OperationHandler = async (ctx, input) => ({
-  body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
+  body: await listRecords(ctx, input.list, readListSpec(ctx), LIST),
 });
 
 const getCompany: OperationHandler = async (ctx, input) => {

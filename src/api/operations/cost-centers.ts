@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { CostCentersTable } from '../../store/schema.js';
-import type { ListSpec } from '../../runtime/types.js';
 import type { OperationHandler } from '../context.js';
 import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
@@ -18,16 +17,6 @@ const LABEL = 'Cost center';
 export function toCostCenterJson(row: Selectable<CostCentersTable>): Record<string, unknown> {
   return { id: row.id, name: row.name, type: row.type, active: toBool(row.active), ...auditJson(row) };
 }
-
-const FALLBACK_SPEC: ListSpec = {
-  sortFields: ['name', 'created_at'],
-  defaultSort: 'name',
-  filters: {
-    type: { operators: ['eq', 'in'], schema: { type: 'string', enum: ['cost', 'revenue', 'both'] } },
-    active: { operators: ['eq'], schema: { type: 'boolean' } },
-  },
-  fields: ['name', 'type', 'active', 'created_at', 'updated_at'],
-};
 
 const LIST: ListDefinition<'cost_centers'> = {
   table: 'cost_centers',
@@ -44,7 +33,7 @@ const LIST: ListDefinition<'cost_centers'> = {
 };
 
 const listCostCenters: OperationHandler = async (ctx, input) => ({
-  body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
+  body: await listRecords(ctx, input.list, readListSpec(ctx), LIST),
 });
 
 const getCostCenter: OperationHandler = async (ctx, input) => ({

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { PeopleTable } from '../../store/schema.js';
-import type { ListSpec } from '../../runtime/types.js';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
@@ -34,18 +33,6 @@ export function toPersonJson(row: PersonRow): Record<string, unknown> {
     ...auditJson(row),
   };
 }
-
-const FALLBACK_SPEC: ListSpec = {
-  sortFields: ['name', 'created_at'],
-  defaultSort: 'name',
-  filters: {
-    kind: { operators: ['eq'], schema: { type: 'string', enum: ['natural', 'juridical'] } },
-    document_number: { operators: ['eq', 'in'], schema: { type: 'string' } },
-    is_customer: { operators: ['eq'], schema: { type: 'boolean' } },
-    is_supplier: { operators: ['eq'], schema: { type: 'boolean' } },
-  },
-  fields: ['name', 'kind', 'document_number', 'is_customer', 'is_supplier', 'emails', 'created_at', 'updated_at'],
-};
 
 const LIST: ListDefinition<'people'> = {
   table: 'people',
@@ -89,7 +76,7 @@ function readEmails(value: unknown): string {
 }
 
 const listPeople: OperationHandler = async (ctx, input) => ({
-  body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
+  body: await listRecords(ctx, input.list, readListSpec(ctx), LIST),
 });
 
 const getPerson: OperationHandler = async (ctx, input) => ({

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { TaxesTable } from '../../store/schema.js';
-import type { ListSpec } from '../../runtime/types.js';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
@@ -32,13 +31,6 @@ export function parseRate(value: unknown): string {
   return `${whole}.${fraction}`;
 }
 
-const FALLBACK_SPEC: ListSpec = {
-  sortFields: ['name', 'created_at'],
-  defaultSort: 'name',
-  filters: { active: { operators: ['eq'], schema: { type: 'boolean' } } },
-  fields: ['name', 'default_rate', 'active', 'created_at', 'updated_at'],
-};
-
 const LIST: ListDefinition<'taxes'> = {
   table: 'taxes',
   resourceLabel: LABEL,
@@ -60,7 +52,7 @@ async function assertNameFree(ctx: OperationContext, name: string, exceptId?: st
 }
 
 const listTaxes: OperationHandler = async (ctx, input) => ({
-  body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), LIST),
+  body: await listRecords(ctx, input.list, readListSpec(ctx), LIST),
 });
 
 const getTax: OperationHandler = async (ctx, input) => ({

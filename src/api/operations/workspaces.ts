@@ -3,14 +3,11 @@
  * workspace-scoped; docs/security.md#resolving-the-workspace — what an agent calls after `workspace_required`). A person
  * reaches a handful, so paging runs over the granted ids in memory with the usual cursor.
  */
-import type { ListSpec } from '../../runtime/types.js';
 import type { OperationHandler } from '../context.js';
 import { ApiError } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DEFAULT_LIMIT, readListSpec } from '../list.js';
 import { defineOperations } from '../define-operations.js';
-
-const FALLBACK_SPEC: ListSpec = { sortFields: ['name'], defaultSort: 'name', filters: {}, fields: ['name', 'organization_id'] };
 
 interface WorkspaceJson { id: string; name: string; organization_id: string }
 
@@ -22,7 +19,7 @@ function compareBy(descending: boolean) {
 }
 
 const listWorkspaces: OperationHandler = async (ctx, input) => {
-  const spec = readListSpec(ctx, FALLBACK_SPEC);
+  const spec = readListSpec(ctx);
   const query = input.list ?? { limit: DEFAULT_LIMIT, filters: {} };
   if (Object.keys(query.filters ?? {}).length > 0) throw new ApiError('BAD_REQUEST', 'Unknown filter.');
   for (const field of query.fields ?? []) if (field !== 'id' && !spec.fields.includes(field)) throw new ApiError('BAD_REQUEST', 'Unknown field in fields.');

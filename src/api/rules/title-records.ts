@@ -6,7 +6,7 @@
  */
 import { sql, type Selectable } from 'kysely';
 import type { TitlesTable } from '../../store/schema.js';
-import type { FilterOperator, ListSpec } from '../../runtime/types.js';
+import type { FilterOperator } from '../../runtime/types.js';
 import type { OperationContext } from '../context.js';
 import { validationError } from '../errors.js';
 import type { AnySelect, ListDefinition } from '../list.js';
@@ -77,37 +77,6 @@ export async function readTitleJson(ctx: OperationContext, vocabulary: TitleVoca
   const row = await findTitle(ctx, vocabulary, id);
   const [json] = await toTitleJsonBatch(ctx, vocabulary.kind, [row]);
   return json as Record<string, unknown>;
-}
-
-const DATE_OPERATORS: readonly FilterOperator[] = ['eq', 'gte', 'gt', 'lte', 'lt'];
-const ID_OPERATORS: readonly FilterOperator[] = ['eq', 'in'];
-const UUID_SCHEMA = { type: 'string', format: 'uuid' };
-const DATE_SCHEMA = { type: 'string', format: 'date' };
-
-/** Mirrors the spec's list parameters; execute.ts passes the generated one when it runs the route. */
-export function buildTitleListSpec(vocabulary: TitleVocabulary): ListSpec {
-  return {
-    sortFields: ['due_date', 'competence_date', 'amount', 'created_at'],
-    defaultSort: 'due_date',
-    filters: {
-      status: { operators: ID_OPERATORS, schema: { type: 'string', enum: ['pending', vocabulary.settledStatus, 'cancelled'] } },
-      due_date: { operators: DATE_OPERATORS, schema: DATE_SCHEMA },
-      competence_date: { operators: DATE_OPERATORS, schema: DATE_SCHEMA },
-      payment_date: { operators: DATE_OPERATORS, schema: DATE_SCHEMA },
-      amount: { operators: DATE_OPERATORS, schema: { type: ['string', 'number'], pattern: '^\\d{1,12}(\\.\\d{1,2})?$', minimum: 0 } },
-      person_id: { operators: ID_OPERATORS, schema: UUID_SCHEMA },
-      category_id: { operators: ID_OPERATORS, schema: UUID_SCHEMA },
-      financial_account_id: { operators: ID_OPERATORS, schema: UUID_SCHEMA },
-      document_number: { operators: ['eq'], schema: { type: 'string', minLength: 1, maxLength: 60 } },
-      overdue: { operators: ['eq'], schema: { type: 'boolean' } },
-    },
-    fields: [
-      'description', 'amount', 'due_date', 'competence_date', 'status', 'person_id', 'category_id', 'financial_account_id',
-      'document_number', 'notes', 'payment_date', 'paid_amount', 'interest_amount', 'discount_amount', 'transaction_id',
-      'cost_center_allocations', 'attachments_count', 'overdue', 'created_at', 'updated_at', 'created_by', 'updated_by',
-      'created_via', 'updated_via', 'version',
-    ],
-  };
 }
 
 function readBooleanFilter(value: unknown): boolean {

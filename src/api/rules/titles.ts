@@ -18,7 +18,7 @@ import { deleteAttachmentLinks } from './attachment-links.js';
 import { requireAccountReference, requireCategoryReference, requirePersonReference, readOptionalReference } from './references.js';
 import { buildSettlementHandlers, deleteSettlementTransaction, findTitleForUpdate } from './settlement.js';
 import {
-  buildTitleListDefinition, buildTitleListSpec, findTitle, readTitleJson, type TitleKind, type TitleVocabulary, PAYABLES, RECEIVABLES,
+  buildTitleListDefinition, findTitle, readTitleJson, type TitleKind, type TitleVocabulary, PAYABLES, RECEIVABLES,
 } from './title-records.js';
 
 export { PAYABLES, RECEIVABLES, type TitleVocabulary } from './title-records.js';
@@ -28,9 +28,8 @@ function readNullableText(value: unknown): string | null | undefined {
 }
 
 function buildList(vocabulary: TitleVocabulary): OperationHandler {
-  const fallback = buildTitleListSpec(vocabulary);
   return async (ctx, input) => ({
-    body: await listRecords(ctx, input.list, readListSpec(ctx, fallback), buildTitleListDefinition(ctx, vocabulary)),
+    body: await listRecords(ctx, input.list, readListSpec(ctx), buildTitleListDefinition(ctx, vocabulary)),
   });
 }
 

@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { TransactionsTable } from '../../store/schema.js';
-import type { ListSpec } from '../../runtime/types.js';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
@@ -39,27 +38,6 @@ async function readTransactionJson(ctx: OperationContext, id: string): Promise<R
   return json as Record<string, unknown>;
 }
 
-const UUID_SCHEMA = { type: 'string', format: 'uuid' };
-const RANGE = ['eq', 'gte', 'gt', 'lte', 'lt'] as const;
-
-const FALLBACK_SPEC: ListSpec = {
-  sortFields: ['occurred_at', 'amount', 'created_at'],
-  defaultSort: '-occurred_at',
-  filters: {
-    financial_account_id: { operators: ['eq', 'in'], schema: UUID_SCHEMA },
-    type: { operators: ['eq'], schema: { type: 'string', enum: ['debit', 'credit'] } },
-    occurred_at: { operators: RANGE, schema: { type: 'string', format: 'date' } },
-    amount: { operators: RANGE, schema: { type: ['string', 'number'], pattern: '^\\d{1,12}(\\.\\d{1,2})?$', minimum: 0 } },
-    category_id: { operators: ['eq', 'in'], schema: UUID_SCHEMA },
-    person_id: { operators: ['eq', 'in'], schema: UUID_SCHEMA },
-    source: { operators: ['eq', 'in'], schema: { type: 'string', enum: ['manual', 'settlement', 'transfer'] } },
-  },
-  fields: [
-    'financial_account_id', 'type', 'amount', 'occurred_at', 'description', 'category_id', 'person_id', 'cost_center_allocations',
-    'source', 'source_id', 'created_at', 'updated_at', 'created_by', 'updated_by', 'created_via', 'updated_via', 'version',
-  ],
-};
-
 function buildListDefinition(ctx: OperationContext): ListDefinition<'transactions'> {
   return {
     table: 'transactions',
@@ -80,7 +58,7 @@ function buildListDefinition(ctx: OperationContext): ListDefinition<'transaction
 }
 
 const listTransactions: OperationHandler = async (ctx, input) => ({
-  body: await listRecords(ctx, input.list, readListSpec(ctx, FALLBACK_SPEC), buildListDefinition(ctx)),
+  body: await listRecords(ctx, input.list, readListSpec(ctx), buildListDefinition(ctx)),
 });
 
 const getTransaction: OperationHandler = async (ctx, input) => ({ body: await readTransactionJson(ctx, input.path['id'] ?? '') });

@@ -4,7 +4,9 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../src/store/schema.js';
-import type { Caller, OperationContext, OperationInput, OperationOutput } from '../../../src/api/context.js';
+import type { Caller, OperationInput, OperationOutput } from '../../../src/api/context.js';
+import type { ListAwareContext } from '../../../src/api/list.js';
+import { routes } from '../../../generated/registry.gen.js';
 import { handlers as payables } from '../../../src/api/operations/payables.js';
 import { handlers as receivables } from '../../../src/api/operations/receivables.js';
 import { handlers as transactions } from '../../../src/api/operations/transactions.js';
@@ -30,9 +32,11 @@ export async function runOperation(db: Kysely<Database>, operationId: string, in
   if (!handler) throw new Error(`no handler for ${operationId}`);
   const full: OperationInput = { path: {}, query: {}, ...input };
   return db.transaction().execute(async (trx) => {
-    const ctx: OperationContext = {
+    // A list reads its vocabulary from the route, generated from the spec, as execute.ts passes it.
+    const listSpec = routes.find((r) => r.operation.operationId === operationId)?.list ?? null;
+    const ctx: ListAwareContext = {
       caller: ANA, workspaceId: options.workspaceId ?? DEMO.workspaces.matriz,
-      db: options.wrapDb ? options.wrapDb(trx) : trx, now: () => options.now ?? new Date(),
+      db: options.wrapDb ? options.wrapDb(trx) : trx, now: () => options.now ?? new Date(), listSpec,
     };
     return handler(ctx, full);
   });
