@@ -6,7 +6,8 @@
  *
  * Unavailable: PostgreSQL connection exceptions (SQLSTATE class 08), admin/crash shutdown and
  * "cannot connect now" (57P01–57P03), too many connections (53300), a cancelled statement
- * (57014: our `statement_timeout`), refused/reset/unreachable sockets, the pool's connect
+ * (57014: our `statement_timeout`), a deadlock or serialization failure (40P01, 40001, 55P03:
+ * rolled back, safe to retry), refused/reset/unreachable sockets, the pool's connect
  * timeout, a terminated connection, the client-side read timeout; on SQLite a lock held past
  * `busy_timeout` (SQLITE_BUSY*).
  */
@@ -14,7 +15,12 @@
 /** Seconds a client is asked to wait before retrying after an outage answer. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53300']);
+/**
+ * Also the transient concurrency failures (40P01 deadlock, 40001 serialization failure, 55P03
+ * lock not available): PostgreSQL rolled the transaction back, so nothing was applied and the
+ * same request can simply be retried — a 503 + Retry-After says exactly that, a 500 would not.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '57014', '53300', '40P01', '40001', '55P03']);
 
 const UNAVAILABLE_SOCKET_CODES = new Set([
   'ECONNREFUSED',

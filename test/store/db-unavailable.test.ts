@@ -33,6 +33,9 @@ describe('isDatabaseUnavailable(error)', () => {
     ['a connection exception (class 08)', withCode('08006')],
     ['statement_timeout (query_canceled)', withCode('57014')],
     ['too_many_connections', withCode('53300')],
+    ['a deadlock (rolled back: safe to retry)', withCode('40P01')],
+    ['a serialization failure (rolled back: safe to retry)', withCode('40001')],
+    ['lock_not_available', withCode('55P03')],
     ['a refused connection', withCode('ECONNREFUSED')],
     ['a reset connection', withCode('ECONNRESET')],
     ['a refused dual-stack connection', new AggregateError([withCode('ECONNREFUSED')], 'connect failed')],
@@ -52,7 +55,6 @@ describe('isDatabaseUnavailable(error)', () => {
 
   const other: Array<[string, unknown]> = [
     ['a unique violation', withCode('23505')],
-    ['a serialization failure', withCode('40001')],
     ['a syntax error', withCode('42601')],
     ['bad credentials (a configuration error, not an outage)', withCode('28P01')],
     ['an unknown database', withCode('3D000')],

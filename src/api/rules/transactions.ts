@@ -107,6 +107,9 @@ async function readTransactionChanges(ctx: OperationContext, current: Selectable
 }
 
 const updateTransaction: OperationHandler = async (ctx, input) => {
+  // PostgreSQL: lock before reading, so the split is planned against the amount and type this
+  // update will overwrite — not one a concurrent update is about to replace (the titles' rule too).
+  await lockRow(ctx, 'transactions', input.path['id'] ?? '', 'update');
   const current = await findInWorkspace(ctx, 'transactions', input.path['id'] ?? '', LABEL);
   const body = readBody(input.body);
   const changes = await readTransactionChanges(ctx, current, body);
