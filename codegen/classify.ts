@@ -6,6 +6,7 @@
  */
 import type { ConfirmationSpec, HttpMethod, OperationRef } from '../src/runtime/types.js';
 import { parseConfirmTemplate } from '../src/runtime/confirm-template.js';
+import { DESCRIBER_NAMES, describerServes } from '../src/runtime/describers.js';
 import { CodegenError } from './errors.js';
 import { extractAction } from './naming.js';
 
@@ -57,8 +58,15 @@ export function classifyOperation(
     }
     result[HINTS[key as keyof typeof HINTS]] = value;
   }
-  if (movesMoney && !result.destructive) {
-    throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations/destructiveHint`, 'an operation that moves money is always destructive');
+  // Hints may add caution, never remove it: a delete, a cancel or a money move always asks for
+  // confirmation, and only a GET may call itself read-only (it is charged to the read budget).
+  const alwaysDestructive = method === 'DELETE' || extractAction(declaredOperationId) === 'cancel' || movesMoney;
+  if (alwaysDestructive && !result.destructive) {
+    throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations/destructiveHint`,
+      'a delete, a cancel or an operation that moves money is always destructive (it runs over MCP only after confirmation)');
+  }
+  if (result.readOnly && method !== 'GET') {
+    throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations/readOnlyHint`, `a ${method} operation is not read-only`);
   }
   if (result.readOnly && result.destructive) {
     throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations`, 'an operation cannot be both read-only and destructive');
@@ -104,6 +112,12 @@ export function planConfirmation(model: PlannedOperation, all: readonly PlannedO
     const describer = (raw as Obj).describer;
     if (Object.keys(raw).length !== 1 || typeof describer !== 'string' || !DESCRIBER_NAME.test(describer)) {
       throw new CodegenError('INVALID_EXTENSION', model.file, at, 'x-kobana-confirm must be a template string or {describer: <name>}');
+    }
+    // Checked here, not first at start-up: an unknown name (or the title describer on another
+    // resource) would otherwise pass the build and stop the server.
+    if (!describerServes(describer, model.ref.operationId)) {
+      throw new CodegenError('INVALID_EXTENSION', model.file, `${at}/describer`,
+        `describer "${describer}" cannot describe ${model.ref.operationId} (describers: ${DESCRIBER_NAMES.join(', ')}; title serves payables/receivables settle, reopen, cancel, delete)`);
     }
     return { describer };
   }

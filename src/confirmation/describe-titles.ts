@@ -11,8 +11,10 @@ import { formatBrl } from './brl.js';
 import { quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
 
 type TitleKind = 'payable' | 'receivable';
-export const TITLE_ACTIONS = ['settle', 'reopen', 'cancel', 'delete'] as const;
-export type TitleAction = (typeof TITLE_ACTIONS)[number];
+import { TITLE_DESCRIBER_ACTIONS } from '../runtime/describers.js';
+
+export const TITLE_ACTIONS = TITLE_DESCRIBER_ACTIONS;
+export type TitleAction = (typeof TITLE_DESCRIBER_ACTIONS)[number];
 
 const VERBS: Readonly<Record<TitleAction, string>> = { settle: 'Settle', reopen: 'Reopen', cancel: 'Cancel', delete: 'Delete' };
 

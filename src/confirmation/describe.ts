@@ -17,9 +17,10 @@ import { buildTitleDescriber, TITLE_ACTIONS, type TitleAction } from './describe
 import { describeTransfer } from './describe-transfers.js';
 import type { DescribeTarget } from './target.js';
 import { renderConfirmTemplate } from './template.js';
+import type { DescriberName } from '../runtime/describers.js';
 
 /** `x-kobana-confirm: {describer: <name>}`: sentences a template over one record cannot say. */
-const NAMED_DESCRIBERS: Readonly<Record<string, (operation: OperationRef) => DescribeTarget>> = {
+const NAMED_DESCRIBERS: Readonly<Record<DescriberName, (operation: OperationRef) => DescribeTarget>> = {
   /** payables/receivables settle, reopen, cancel, delete: record, counterparty, amount, account. */
   title: (operation) => {
     const resource = operation.operationId.slice(0, operation.operationId.indexOf('.'));
@@ -50,7 +51,7 @@ function buildTemplateDescriber(operationId: string, template: string, read: Ope
 
 function buildDescriber(operation: OperationRef, spec: ConfirmationSpec): DescribeTarget {
   if ('template' in spec) return buildTemplateDescriber(operation.operationId, spec.template, handlers[spec.target as keyof typeof handlers]);
-  const named = Object.hasOwn(NAMED_DESCRIBERS, spec.describer) ? NAMED_DESCRIBERS[spec.describer] : undefined;
+  const named = Object.hasOwn(NAMED_DESCRIBERS, spec.describer) ? NAMED_DESCRIBERS[spec.describer as DescriberName] : undefined;
   if (named === undefined) throw new Error(`x-kobana-confirm of ${operation.operationId} names an unknown describer: ${spec.describer}`);
   return named(operation);
 }

@@ -19,18 +19,37 @@ export function compileArgumentValidators(tools: readonly ToolDefinition[]): Rea
   const validators = new Map<string, ArgumentValidator>();
   for (const tool of tools) {
     const validate = compileSchema(tool.inputSchema);
-    validators.set(tool.name, createArgumentValidator(validate, tool.inputSchema, hasFiltersArgument(tool)));
+    validators.set(tool.name, createArgumentValidator(validate, tool.inputSchema, hasFiltersArgument(tool), readBodyRule(tool)));
   }
   return validators;
+}
+
+/** The body's `minProperties` over the tool's body arguments (an update must change something). */
+interface BodyRule {
+  readonly min: number;
+  readonly names: readonly string[];
+}
+
+function readBodyRule(tool: ToolDefinition): BodyRule | null {
+  if (tool.minBodyArguments === 0) return null;
+  const names = Object.entries(tool.args).filter(([, target]) => target.in === 'body').map(([name]) => name);
+  return { min: tool.minBodyArguments, names };
+}
+
+function checkBodyRule(rule: BodyRule | null, args: Readonly<Record<string, unknown>>): ValidationIssue[] {
+  if (rule === null) return [];
+  const given = rule.names.filter((name) => Object.hasOwn(args, name) && args[name] !== undefined).length;
+  if (given >= rule.min) return [];
+  return [{ path: '', message: `must set at least ${rule.min} of: ${rule.names.join(', ')}` }];
 }
 
 function hasFiltersArgument(tool: ToolDefinition): boolean {
   return Object.values(tool.args).some((target) => target.in === 'list' && target.name === 'filters');
 }
 
-function createArgumentValidator(validate: ValidateFunction, schema: unknown, checkFilters: boolean): ArgumentValidator {
+function createArgumentValidator(validate: ValidateFunction, schema: unknown, checkFilters: boolean, bodyRule: BodyRule | null): ArgumentValidator {
   return (args) => {
-    const misplaced = checkFilters ? findMisplacedListArguments(args) : [];
+    const misplaced = [...(checkFilters ? findMisplacedListArguments(args) : []), ...checkBodyRule(bodyRule, args)];
     // Hundreds of thousands of unknown keys: answer from a cheap key scan, not one ajv error each.
     const excess = findExcessUnknownKeys(schema, args);
     if (excess) return boundedValidationError(mergeIssues(misplaced, excess), 'The tool arguments are not valid.');

@@ -59,7 +59,18 @@ export function toToolView(definition: OperationDefinition & { readonly toolName
     },
     operation,
     args,
+    minBodyArguments: readBodyMinProperties(definition.requestBody),
   };
+}
+
+/** `minProperties` of the body schema the arguments were flattened from (0 when absent). */
+function readBodyMinProperties(requestBody: OperationDefinition['requestBody']): number {
+  if (!requestBody) return 0;
+  const types = Object.keys(requestBody.content);
+  const contentType = types.find((t) => /json/i.test(t)) ?? types[0];
+  const schema = contentType === undefined ? undefined : (requestBody.content[contentType] as Obj | undefined);
+  const min = schema?.minProperties;
+  return typeof min === 'number' && Number.isInteger(min) && min > 0 ? min : 0;
 }
 
 /** The input schema and argument map of one operation; throws ArgumentClashError. */

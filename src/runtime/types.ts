@@ -144,6 +144,11 @@ export interface ToolDefinition {
   readonly operation: OperationRef;
   /** tool argument name → its target in the operation input. */
   readonly args: { readonly [argument: string]: ArgumentTarget };
+  /**
+   * The body schema's `minProperties` (e.g. 1 for an update: "change something"), which the
+   * flattened inputSchema cannot say; the dispatcher's argument check enforces it. 0 when none.
+   */
+  readonly minBodyArguments: number;
 }
 
 /** A resource template: a view of a `GET /v1/<resource>/{id}` OperationDefinition (src/runtime/views.ts). */

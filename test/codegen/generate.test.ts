@@ -303,9 +303,23 @@ describe('generate() on bad specs', function () {
     await expectCodegenError(misplaced, 'INVALID_EXTENSION', '#/paths/~1v1~1payables~1{id}/get/x-kobana-confirm', /payables\.get is not one/);
   });
 
-  it('refuses destructiveHint false on an operation that moves money', async () => {
+  it('refuses an unknown describer, and the title describer on an operation that is not a title\'s, at build time', async () => {
+    const typo = variant('typodescriber.yaml', (doc) => { doc.paths['/v1/payables/{id}'].delete['x-kobana-confirm'] = { describer: 'transactoin' }; });
+    await expectCodegenError(typo, 'INVALID_EXTENSION', '#/paths/~1v1~1payables~1{id}/delete/x-kobana-confirm/describer', /describer "transactoin" cannot describe payables\.delete/);
+    const misapplied = variant('titletransfer.yaml', (doc) => { doc.paths['/v1/transfers'].post['x-kobana-confirm'] = { describer: 'title' }; });
+    await expectCodegenError(misapplied, 'INVALID_EXTENSION', '#/paths/~1v1~1transfers/post/x-kobana-confirm/describer', /describer "title" cannot describe transfers\.create/);
+  });
+
+  it('refuses destructiveHint false on an operation that moves money, on a delete and on a cancel', async () => {
     const file = variant('moneysafe.yaml', (doc) => { doc.paths['/v1/transfers'].post['x-mcp'] = { annotations: { destructiveHint: false } }; });
     await expectCodegenError(file, 'INVALID_EXTENSION', '#/paths/~1v1~1transfers/post/x-mcp/annotations/destructiveHint', /moves money is always destructive/);
+    const deletion = variant('deletesafe.yaml', (doc) => { doc.paths['/v1/payables/{id}'].delete['x-mcp'] = { annotations: { destructiveHint: false } }; });
+    await expectCodegenError(deletion, 'INVALID_EXTENSION', '#/paths/~1v1~1payables~1{id}/delete/x-mcp/annotations/destructiveHint', /a delete, a cancel .* always destructive/);
+  });
+
+  it('refuses readOnlyHint true on anything but a GET (a delete could otherwise skip confirmation and the write budget)', async () => {
+    const file = variant('readonlydelete.yaml', (doc) => { doc.paths['/v1/payables/{id}'].delete['x-mcp'] = { annotations: { readOnlyHint: true, destructiveHint: true } }; });
+    await expectCodegenError(file, 'INVALID_EXTENSION', '#/paths/~1v1~1payables~1{id}/delete/x-mcp/annotations/readOnlyHint', /a DELETE operation is not read-only/);
   });
 
   it('fails an unknown filter operator', async () => {

@@ -7,7 +7,7 @@ const operation = { operationId: 'payables.list', method: 'GET', path: '/v1/paya
 
 function tool(args: ToolDefinition['args']): ToolDefinition {
   return {
-    name: 't', title: 'T', description: '', inputSchema: {}, operation, args,
+    name: 't', title: 'T', description: '', inputSchema: {}, operation, args, minBodyArguments: 0,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   };
 }

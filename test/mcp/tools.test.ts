@@ -151,6 +151,18 @@ describe('tools/list and tools/call', function () {
   });
 
   describe('arguments', function () {
+    it('refuses an update that changes nothing, as REST does (the body\'s minProperties), and writes nothing', async function () {
+      const token = await app.mintToken({ person: DEMO.emails.ana, scope: ALL_WRITE });
+      const account = await app.services.db.selectFrom('accounts').select(['id', 'version'])
+        .where('workspace_id', '=', DEMO.workspaces.matriz).orderBy('id').executeTakeFirstOrThrow();
+      const error = await callError(token, 'finance_accounts_update', { workspace_id: DEMO.workspaces.matriz, id: account.id });
+      expect(error.code).to.equal('VALIDATION_ERROR');
+      expect((error.details?.['issues'] as { message: string }[])[0]?.message).to.match(/^must set at least 1 of: /);
+      const after = await app.services.db.selectFrom('accounts').select('version')
+        .where('workspace_id', '=', DEMO.workspaces.matriz).where('id', '=', account.id).executeTakeFirstOrThrow();
+      expect(Number(after.version)).to.equal(Number(account.version));
+    });
+
     it('names limit placed inside filters as a VALIDATION_ERROR issue', async function () {
       const token = await app.mintToken({ person: DEMO.emails.ana, scope: ALL_READ });
       const error = await callError(token, 'finance_payables_list', { workspace_id: DEMO.workspaces.matriz, filters: { status: 'pending', limit: 5, sort_by: 'due_date' } });

@@ -43,6 +43,7 @@ export function buildFakeTools(): ToolDefinition[] {
       annotations: { title: 'List payables', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       operation: op('payables.list', 'GET', ['finance.payables'], 'payables.view'),
       args: { limit: { in: 'list', name: 'limit' }, filters: { in: 'list', name: 'filters' } },
+      minBodyArguments: 0,
     },
     {
       name: 'finance_payables_delete', title: 'Delete a payable', description: 'Deletes a payable.',
@@ -50,6 +51,7 @@ export function buildFakeTools(): ToolDefinition[] {
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       operation: op('payables.delete', 'DELETE', ['finance.payables.write'], 'payables.delete'),
       args: { id: { in: 'path', name: 'id' } },
+      minBodyArguments: 0,
     },
   ];
 }

@@ -1,0 +1,28 @@
+/**
+ * The named confirmation describers (`x-kobana-confirm: {describer: <name>}`) and which operations
+ * each can describe. Data only, so the generator can refuse an unknown or misapplied name at build
+ * time; src/confirmation/describe.ts implements exactly these names (its table is typed by them).
+ *
+ *   DESCRIBER_NAMES                              // 'title' | 'transaction' | 'attachment-link' | 'transfer'
+ *   describerServes(name, operationId): boolean  // false for a name or an operation it cannot describe
+ */
+
+export const DESCRIBER_NAMES = ['title', 'transaction', 'attachment-link', 'transfer'] as const;
+export type DescriberName = (typeof DESCRIBER_NAMES)[number];
+
+/** The title describer's actions: the record, counterparty, amount and account of a payable or receivable. */
+export const TITLE_DESCRIBER_ACTIONS = ['settle', 'reopen', 'cancel', 'delete'] as const;
+
+export function isDescriberName(name: string): name is DescriberName {
+  return (DESCRIBER_NAMES as readonly string[]).includes(name);
+}
+
+/** Whether `name` is a describer and can describe `operationId` (the title describer only serves titles). */
+export function describerServes(name: string, operationId: string): boolean {
+  if (!isDescriberName(name)) return false;
+  if (name !== 'title') return true;
+  const dot = operationId.indexOf('.');
+  const resource = operationId.slice(0, dot);
+  const action = operationId.slice(dot + 1);
+  return (resource === 'payables' || resource === 'receivables') && (TITLE_DESCRIBER_ACTIONS as readonly string[]).includes(action);
+}
