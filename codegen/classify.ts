@@ -40,9 +40,11 @@ export function classifyOperation(
   where: { readonly file: string; readonly pointer: string },
   method: HttpMethod, declaredOperationId: string | undefined, movesMoney: boolean, annotations: Obj,
 ): Classification {
+  // A delete, a cancel or a money move is destructive by rule, and hints cannot take it back.
+  const alwaysDestructive = method === 'DELETE' || extractAction(declaredOperationId) === 'cancel' || movesMoney;
   const result = {
     readOnly: method === 'GET',
-    destructive: method === 'DELETE' || extractAction(declaredOperationId) === 'cancel' || movesMoney,
+    destructive: alwaysDestructive,
     idempotent: method !== 'POST',
   };
   for (const [key, value] of Object.entries(annotations)) {
@@ -60,7 +62,6 @@ export function classifyOperation(
   }
   // Hints may add caution, never remove it: a delete, a cancel or a money move always asks for
   // confirmation, and only a GET may call itself read-only (it is charged to the read budget).
-  const alwaysDestructive = method === 'DELETE' || extractAction(declaredOperationId) === 'cancel' || movesMoney;
   if (alwaysDestructive && !result.destructive) {
     throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations/destructiveHint`,
       'a delete, a cancel or an operation that moves money is always destructive (it runs over MCP only after confirmation)');

@@ -8,7 +8,6 @@ import { HANDLERS_FILE, REGISTRY_FILE, renderHandlers, renderPlan } from './emit
 import { checkHandlers, collectHandlers } from './handlers.js';
 import { loadSpec } from './load-spec.js';
 import { planSpec, type SpecPlan } from './plan-spec.js';
-import { buildViews } from '../src/runtime/views.js';
 
 /**
  * The tools exactly as `tools/list` shows them to a caller who reaches all of them. Tools are
@@ -19,8 +18,7 @@ import { buildViews } from '../src/runtime/views.js';
 export const TOOLS_LIST_FILE = 'tools-list.gen.json';
 
 function renderToolsList(plan: SpecPlan): string {
-  const { tools } = buildViews(plan.operations.map(({ definition }) => definition));
-  const listed = tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
+  const listed = plan.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
   return `${JSON.stringify(listed, null, 2)}\n`;
 }
 

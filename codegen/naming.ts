@@ -4,10 +4,10 @@
  * across operations is checked by plan-spec.ts, which sees them all.
  */
 import { createHash } from 'node:crypto';
-import { toArgumentName, toSnakeCase } from '../src/runtime/tool-view.js';
+import { toSnakeCase } from '../src/runtime/tool-view.js';
 
 // Shared with the tool view, which names arguments at run time.
-export { toArgumentName, toSnakeCase };
+export { toSnakeCase };
 
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 const TOOL_PREFIX = 'finance_';

@@ -192,7 +192,7 @@ function findUnsafeInput(input: OperationInput): string | null {
   const list = input.list;
   return findUnsafeText(input.path)
     ?? findUnsafeText(input.query)
-    ?? (list ? findUnsafeText({ cursor: list.cursor, sort: list.sort, fields: list.fields, filters: list.filters }) : null)
+    ?? (list ? findUnsafeText(list) : null)
     ?? findUnsafeText(input.body)
     ?? (input.idempotencyKey !== undefined && isUnsafeText(input.idempotencyKey) ? 'Idempotency-Key' : null);
 }

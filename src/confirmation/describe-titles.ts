@@ -9,11 +9,9 @@ import { isUuid, readBody } from '../api/records.js';
 import { describeTitleForConfirmation, type TitleConfirmationSummary } from '../api/rules/titles.js';
 import { formatBrl } from './brl.js';
 import { quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
+import type { TITLE_DESCRIBER_ACTIONS } from '../runtime/describers.js';
 
 type TitleKind = 'payable' | 'receivable';
-import { TITLE_DESCRIBER_ACTIONS } from '../runtime/describers.js';
-
-export const TITLE_ACTIONS = TITLE_DESCRIBER_ACTIONS;
 export type TitleAction = (typeof TITLE_DESCRIBER_ACTIONS)[number];
 
 const VERBS: Readonly<Record<TitleAction, string>> = { settle: 'Settle', reopen: 'Reopen', cancel: 'Cancel', delete: 'Delete' };

@@ -13,22 +13,19 @@ import { parseConfirmTemplate } from '../runtime/confirm-template.js';
 import type { ConfirmationSpec, OperationRef } from '../runtime/types.js';
 import { describeAttachmentUnlink } from './describe-attachments.js';
 import { describeTransactionDelete } from './describe-records.js';
-import { buildTitleDescriber, TITLE_ACTIONS, type TitleAction } from './describe-titles.js';
+import { buildTitleDescriber, type TitleAction } from './describe-titles.js';
 import { describeTransfer } from './describe-transfers.js';
 import type { DescribeTarget } from './target.js';
 import { renderConfirmTemplate } from './template.js';
-import type { DescriberName } from '../runtime/describers.js';
+import { describerServes, isDescriberName, type DescriberName } from '../runtime/describers.js';
 
 /** `x-kobana-confirm: {describer: <name>}`: sentences a template over one record cannot say. */
 const NAMED_DESCRIBERS: Readonly<Record<DescriberName, (operation: OperationRef) => DescribeTarget>> = {
   /** payables/receivables settle, reopen, cancel, delete: record, counterparty, amount, account. */
   title: (operation) => {
-    const resource = operation.operationId.slice(0, operation.operationId.indexOf('.'));
-    const action = operation.operationId.slice(operation.operationId.indexOf('.') + 1);
-    if ((resource !== 'payables' && resource !== 'receivables') || !(TITLE_ACTIONS as readonly string[]).includes(action)) {
-      throw new Error(`the title describer serves payables/receivables ${TITLE_ACTIONS.join('|')}, not ${operation.operationId}`);
-    }
-    return buildTitleDescriber(resource === 'payables' ? 'payable' : 'receivable', action as TitleAction);
+    if (!describerServes('title', operation.operationId)) throw new Error(`the title describer cannot describe ${operation.operationId}`);
+    const [resource, action] = operation.operationId.split('.') as [string, TitleAction];
+    return buildTitleDescriber(resource === 'payables' ? 'payable' : 'receivable', action);
   },
   /** A transaction's type, amount, party, account and date. */
   transaction: () => describeTransactionDelete,
@@ -51,7 +48,7 @@ function buildTemplateDescriber(operationId: string, template: string, read: Ope
 
 function buildDescriber(operation: OperationRef, spec: ConfirmationSpec): DescribeTarget {
   if ('template' in spec) return buildTemplateDescriber(operation.operationId, spec.template, handlers[spec.target as keyof typeof handlers]);
-  const named = Object.hasOwn(NAMED_DESCRIBERS, spec.describer) ? NAMED_DESCRIBERS[spec.describer as DescriberName] : undefined;
+  const named = isDescriberName(spec.describer) ? NAMED_DESCRIBERS[spec.describer] : undefined;
   if (named === undefined) throw new Error(`x-kobana-confirm of ${operation.operationId} names an unknown describer: ${spec.describer}`);
   return named(operation);
 }
@@ -62,6 +59,3 @@ const DESCRIBERS: ReadonlyMap<string, DescribeTarget> = new Map(routes.flatMap((
 export function describerFor(operationId: string): DescribeTarget | undefined {
   return DESCRIBERS.get(operationId);
 }
-
-/** The names a spec may give `x-kobana-confirm: {describer: …}`. */
-export const DESCRIBER_NAMES: readonly string[] = Object.keys(NAMED_DESCRIBERS);

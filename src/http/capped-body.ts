@@ -75,6 +75,18 @@ export function declaredBodyLength(req: IncomingMessage): number | null {
   return Number.isFinite(length) && length >= 0 ? length : null;
 }
 
+/**
+ * The readers' common first step: throws when the connection is already gone, else reserves the
+ * declared Content-Length (at most `max`) from the body-memory budget (throwing its 503) and
+ * returns it — null for a chunked body, which reserves as it is read.
+ */
+export function reserveDeclaredBody(req: IncomingMessage, max: number): number | null {
+  if (req.destroyed) throw abortedBody();
+  const declared = declaredBodyLength(req);
+  if (declared !== null) reserveBodyMemory(req, Math.min(declared, max));
+  return declared;
+}
+
 /** Thrown by the readers when the request's connection is already gone (shutdown deadline, client abort). */
 export function abortedBody(): Error {
   return new Error('request aborted');
@@ -87,10 +99,7 @@ export function readMediaType(contentType: string | undefined): string {
 
 /** Whether the request declares a body larger than `limit` bytes. */
 export function declaresOversizedBody(req: IncomingMessage, limit: number): boolean {
-  const declared = req.headers['content-length'];
-  if (declared === undefined) return false;
-  const length = Number(declared);
-  return Number.isFinite(length) && length > limit;
+  return (declaredBodyLength(req) ?? 0) > limit;
 }
 
 /**
@@ -98,11 +107,10 @@ export function declaresOversizedBody(req: IncomingMessage, limit: number): bool
  * Throws the 503 of `reserveBodyMemory` when the process's body-memory budget is spent.
  */
 export function readBodyWithinLimit(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  if (req.destroyed) return Promise.reject(abortedBody());
-  const declared = declaredBodyLength(req);
+  let declared: number | null;
   // A declared length is reserved whole, before reading (at most cap + 1: more is never held).
   try {
-    if (declared !== null) reserveBodyMemory(req, Math.min(declared, limit + 1));
+    declared = reserveDeclaredBody(req, limit + 1);
   } catch (error) {
     return Promise.reject(error as Error);
   }

@@ -10,7 +10,7 @@ import type { OperationInput } from '../api/context.js';
 import { ApiError, validationError, type ValidationIssue } from '../api/errors.js';
 import { PREPARSED_BODY } from '../api/validation.js';
 import { HttpError } from './errors.js';
-import { abortedBody, declaredBodyLength, reserveBodyMemory } from './capped-body.js';
+import { abortedBody, declaresOversizedBody, reserveBodyMemory, reserveDeclaredBody } from './capped-body.js';
 
 export interface MultipartUpload {
   readonly fileName: string;
@@ -38,11 +38,9 @@ const DEFAULT_MAX_TITLE_BYTES = 4 * 1024;
 export async function parseMultipartUpload(ctx: Koa.Context, opts: MultipartOptions): Promise<MultipartUpload> {
   rejectDeclaredOversize(ctx, opts.maxFileBytes);
   const req = ctx.req;
-  if (req.destroyed) throw abortedBody();
   // The body-memory budget (capped-body.ts): a declared length is reserved before reading; a
   // chunked upload reserves its file bytes as they arrive (collectUpload).
-  const declared = declaredBodyLength(req);
-  if (declared !== null) reserveBodyMemory(req, declared);
+  const declared = reserveDeclaredBody(req, Number.POSITIVE_INFINITY);
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -68,10 +66,7 @@ export async function parseMultipartUpload(ctx: Koa.Context, opts: MultipartOpti
 
 /** A declared length far beyond what a capped upload can need is refused before reading a byte. */
 function rejectDeclaredOversize(ctx: Koa.Context, maxFileBytes: number): void {
-  const declared = Number(ctx.get('Content-Length') || Number.NaN);
-  if (Number.isFinite(declared) && declared > maxFileBytes + ENVELOPE_ALLOWANCE_BYTES) {
-    throw tooLarge();
-  }
+  if (declaresOversizedBody(ctx.req, maxFileBytes + ENVELOPE_ALLOWANCE_BYTES)) throw tooLarge();
 }
 
 function tooLarge(): HttpError {

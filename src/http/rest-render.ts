@@ -14,7 +14,7 @@ import type { BudgetDecision, ExecuteDone } from '../api/service.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { HttpError } from './errors.js';
 import { API_ERROR_STATUS } from './rest-error-status.js';
-import { settleClientAbort } from './observability.js';
+import { settleClientAbort, type FailureLog } from './observability.js';
 
 /** Types a browser may show in place; everything else downloads (no active content inline). */
 const INLINE_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg']);
@@ -139,7 +139,7 @@ export function renderError(ctx: Koa.Context, err: unknown): void {
     ctx.body = err.body ?? { error: { code: HTTP_CODES[err.status] ?? 'http_error', message: err.message } };
     return;
   }
-  const log = (ctx.state as { log?: { debug: (obj: object, msg: string) => void; error: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void } }).log;
+  const log = (ctx.state as { log?: FailureLog & { warn(obj: object, msg: string): void } }).log;
   // The client went away (e.g. mid-body): nothing to answer, a debug line (its ECONNRESET is no database outage).
   if (log && settleClientAbort(ctx, log, err)) return;
   // The database is down or not answering: an outage the client may retry, not a fault of ours to hide.

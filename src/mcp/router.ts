@@ -80,27 +80,25 @@ function renderRejections(logger: Logger): Koa.Middleware {
     setPreEraHeaders(ctx);
     try {
       await next();
-    } catch (error) {
-      if (error instanceof HttpError) {
-        ctx.set(error.headers);
-        const code = error.status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
-        const body = error.body === undefined ? serializeError(null, code, error.message) : JSON.stringify(error.body);
-        sendJson(ctx, error.status, body);
-        return;
-      }
-      const log = (ctx.state as { log?: Logger }).log ?? logger;
-      // The client went away (e.g. mid-body): nothing to answer, a debug line (its ECONNRESET is no database outage).
-      if (settleClientAbort(ctx, log, error)) return;
-      // The database failed before the message was dispatched (e.g. loading the caller): an outage.
-      if (isDatabaseUnavailable(error)) {
+    } catch (caught) {
+      let error = caught;
+      if (!(error instanceof HttpError)) {
+        const log = (ctx.state as { log?: Logger }).log ?? logger;
+        // The client went away (e.g. mid-body): nothing to answer, a debug line (its ECONNRESET is no database outage).
+        if (settleClientAbort(ctx, log, error)) return;
+        if (!isDatabaseUnavailable(error)) {
+          log.error({ err: error }, 'mcp: unexpected failure');
+          sendJson(ctx, 500, serializeError(null, INTERNAL_ERROR, 'Internal error'));
+          return;
+        }
+        // The database failed before the message was dispatched (e.g. loading the caller): an outage.
         logDatabaseUnavailable(log, error);
-        const rejection = databaseUnavailableRejection(null);
-        ctx.set(rejection.headers);
-        sendJson(ctx, rejection.status, JSON.stringify(rejection.body));
-        return;
+        error = databaseUnavailableRejection(null);
       }
-      log.error({ err: error }, 'mcp: unexpected failure');
-      sendJson(ctx, 500, serializeError(null, INTERNAL_ERROR, 'Internal error'));
+      const rejection = error as HttpError;
+      ctx.set(rejection.headers);
+      const code = rejection.status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
+      sendJson(ctx, rejection.status, rejection.body === undefined ? serializeError(null, code, rejection.message) : JSON.stringify(rejection.body));
     }
   };
 }

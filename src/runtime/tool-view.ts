@@ -65,12 +65,16 @@ export function toToolView(definition: OperationDefinition & { readonly toolName
 
 /** `minProperties` of the body schema the arguments were flattened from (0 when absent). */
 function readBodyMinProperties(requestBody: OperationDefinition['requestBody']): number {
-  if (!requestBody) return 0;
+  const min = pickBodySchema(requestBody)?.minProperties;
+  return typeof min === 'number' && Number.isInteger(min) && min > 0 ? min : 0;
+}
+
+/** The body schema tools are built from: the first JSON content type, else the first one. */
+function pickBodySchema(requestBody: OperationDefinition['requestBody']): Obj | undefined {
+  if (!requestBody) return undefined;
   const types = Object.keys(requestBody.content);
   const contentType = types.find((t) => /json/i.test(t)) ?? types[0];
-  const schema = contentType === undefined ? undefined : (requestBody.content[contentType] as Obj | undefined);
-  const min = schema?.minProperties;
-  return typeof min === 'number' && Number.isInteger(min) && min > 0 ? min : 0;
+  return contentType === undefined ? undefined : (requestBody.content[contentType] as Obj);
 }
 
 /** The input schema and argument map of one operation; throws ArgumentClashError. */
@@ -155,11 +159,8 @@ export function planFilterSchema(filter: ListDefinition['filters'][number]): Jso
 
 /** Flattens the request body (first JSON content type, else the first one) into arguments. */
 function addBodyArguments(collector: ArgumentCollector, requestBody: OperationDefinition['requestBody']): void {
-  if (!requestBody) return;
-  const types = Object.keys(requestBody.content);
-  const contentType = types.find((t) => /json/i.test(t)) ?? types[0];
-  if (contentType === undefined) return;
-  const schema = requestBody.content[contentType] as Obj;
+  const schema = pickBodySchema(requestBody);
+  if (!requestBody || schema === undefined) return;
   const shape = extractObjectShape(schema);
   if (!shape) {
     // Not an object: the whole body is one argument (target name '' = the entire body).

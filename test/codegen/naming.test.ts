@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { deriveToolName, extractAction, fitToolName, isValidToolName, toArgumentName, toSnakeCase } from '../../codegen/naming.js';
+import { deriveToolName, extractAction, fitToolName, isValidToolName, toSnakeCase } from '../../codegen/naming.js';
+import { toArgumentName } from '../../src/runtime/tool-view.js';
 
 describe('toSnakeCase()', () => {
   const table: Array<{ given: string; want: string }> = [

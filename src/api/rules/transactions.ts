@@ -121,7 +121,9 @@ const updateTransaction: OperationHandler = async (ctx, input) => {
   await ctx.db.updateTable('transactions').set({ ...changes, ...updateAudit(ctx) })
     .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
   // A new amount or type changes the account's balance; a move changes both accounts'.
-  await assertBalancesWithinBound(ctx, [current.financial_account_id, changes.financial_account_id ?? current.financial_account_id]);
+  if (changes.amount_cents !== undefined || changes.type !== undefined || changes.financial_account_id !== undefined) {
+    await assertBalancesWithinBound(ctx, [current.financial_account_id, changes.financial_account_id ?? current.financial_account_id]);
+  }
   if (shares) await replaceAllocations(ctx, 'transaction', current.id, shares);
   await recordActivity(ctx, { operation: 'transactions.update', resource: 'transactions', recordId: current.id });
   return { body: await readTransactionJson(ctx, current.id) };
