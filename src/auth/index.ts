@@ -13,13 +13,13 @@ import type { Database } from '../store/schema.js';
 import type { Caller, Channel } from '../identity/caller.js';
 import type { Metrics } from '../http/metrics.js';
 import type { Audience, Authenticator, Identity } from './types.js';
-import { openEmbeddedAccountKeys } from './account-key.js';
+import { openEmbeddedAccountKeys, type AccountKey } from './account-key.js';
 import { createRemoteKeySource, type KeyResolver } from './key-source.js';
 import { createAuthenticator } from './verify.js';
 import { createRevocationList, type RevocationList } from './revocation.js';
 import { createBearer, type AuthLimits } from './bearer.js';
 import { createWellKnownRouter, PROTECTED_RESOURCE_PATH } from './well-known.js';
-import { loadCaller } from './caller.js';
+import { createCallerLoader } from './caller.js';
 import { createMinter, type MintTokenOptions } from './mint.js';
 import type { ChallengeUrls } from './challenge.js';
 import { buildAudiences } from './audiences.js';
@@ -35,13 +35,15 @@ export interface AuthModule {
   /** Sets ctx.state.identity, ctx.state.caller (channel mcp|api) and ctx.state.connectionWorkspaceId. */
   bearer(audience: Audience, limits: AuthLimits): Koa.Middleware;
   loadCaller(identity: Identity, channel: Channel): Promise<Caller>;
+  /** Embedded Account only: its signing key (the embedded OAuth server signs with it too, src/oauth). */
+  readonly accountKey: AccountKey | null;
   /** Embedded Account only. */
   readonly mintToken?: (options: MintTokenOptions) => Promise<string>;
   /** The `iss` tokens must carry, and the `aud` per surface. */
   readonly issuer: string;
   readonly audiences: Readonly<Record<Audience, string>>;
   readonly revocation: RevocationList;
-  /** Drops cached verifications and subject checks (tests, key rotation). */
+  /** Drops cached verifications, subject checks and memberships (tests, key rotation). */
   clearCaches(): void;
 }
 
@@ -49,6 +51,8 @@ export interface AuthModule {
 export interface AuthOptions {
   readonly jwksCooldownMs?: number;
   readonly jwksMaxAgeMs?: number;
+  /** The clock of the JWKS cache (cooldown, max age), so tests step time instead of sleeping. */
+  readonly jwksNow?: () => number;
   /** Replicas of the embedded Account: minimum interval between key re-reads on an unknown `kid`. */
   readonly accountKeysReloadCooldownMs?: number;
   readonly revocationTtlMs?: number;
@@ -71,6 +75,7 @@ export async function createAuth(config: Config, db: Kysely<Database>, logger: L
       url: config.accountJwksUrl as string,
       ...(options.jwksCooldownMs !== undefined ? { cooldownMs: options.jwksCooldownMs } : {}),
       ...(options.jwksMaxAgeMs !== undefined ? { maxAgeMs: options.jwksMaxAgeMs } : {}),
+      ...(options.jwksNow !== undefined ? { now: options.jwksNow } : {}),
       onFetch: (result) => {
         metrics.jwksFetches.inc({ result });
         if (result === 'error') logger.warn({ event: 'jwks_fetch_failed' }, 'Account JWKS fetch failed');
@@ -84,17 +89,22 @@ export async function createAuth(config: Config, db: Kysely<Database>, logger: L
     db, issuer, audiences, keys, revocation, challenge, maxLifetimeSeconds: config.tokenMaxLifetimeSeconds,
     onFailure: (reason) => metrics.tokenVerificationFailures.inc({ reason }),
   });
-  const load = (identity: Identity, channel: Channel) => loadCaller(db, identity, channel);
+  const callers = createCallerLoader(db);
+  const load = (identity: Identity, channel: Channel) => callers.load(identity, channel);
   const minter = accountKey ? createMinter(db, accountKey, issuer, audiences, config.tokenMaxLifetimeSeconds) : null;
   return {
     authenticator,
     wellKnownRouter: createWellKnownRouter({ publicUrl: config.publicUrl, issuer, embeddedJwks: account ? account.jwks : null }),
     bearer: (audience, limits) => createBearer({ db, authenticator, challenge, loadCaller: load }, audience, limits),
     loadCaller: load,
+    accountKey,
     ...(minter ? { mintToken: (opts: MintTokenOptions) => minter.mintToken(opts) } : {}),
     issuer,
     audiences,
     revocation,
-    clearCaches: () => authenticator.clearCache(),
+    clearCaches: () => {
+      authenticator.clearCache();
+      callers.clear();
+    },
   };
 }

@@ -59,12 +59,13 @@ async function get(probe: Probe, token: string): Promise<Response> {
   return fetch(`${probe.url}/x`, { headers: { authorization: `Bearer ${token}` } });
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
-  const COOLDOWN_MS = 400;
+  const COOLDOWN_MS = 30_000;
+  // The JWKS cache runs on this clock: the tests step it past the cooldown instead of sleeping,
+  // so a slow machine can never stretch "inside the cooldown" past its end.
+  let clock = Date.now();
+  const passCooldown = (): void => { clock += COOLDOWN_MS + 50; };
   let store: TestDatabase;
   let signing: SigningKey;
   let jwks: JwksServer;
@@ -78,7 +79,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
     jwks = await startJwksServer([signing.publicJwk]);
     metrics = createMetrics({ defaultMetrics: false });
     const config = buildTestConfig({ publicUrl: PUBLIC_URL, accountIssuer: ISSUER, accountJwksUrl: jwks.url });
-    auth = await createAuth(config, store.db, pino({ level: 'silent' }), metrics, { jwksCooldownMs: COOLDOWN_MS });
+    auth = await createAuth(config, store.db, pino({ level: 'silent' }), metrics, { jwksCooldownMs: COOLDOWN_MS, jwksNow: () => clock });
     probe = await startProbe(auth, 'mcp', noLimits);
   });
   after(async () => {
@@ -105,7 +106,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
   });
 
   it('refetches once on an unknown kid and the cooldown limits further refetches', async () => {
-    await sleep(COOLDOWN_MS + 50);
+    passCooldown();
     const stranger = await createSigningKey();
     const before = jwks.fetches;
     for (let i = 0; i < 6; i += 1) {
@@ -120,7 +121,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
   it('accepts a rotated key after the cooldown (refetch on unknown kid)', async () => {
     const rotated = await createSigningKey();
     jwks.keys = [signing.publicJwk, rotated.publicJwk];
-    await sleep(COOLDOWN_MS + 50);
+    passCooldown();
     const before = jwks.fetches;
     const res = await get(probe, await craftToken(claimsFor(), { key: rotated.privateKey, kid: rotated.kid }));
     expect(res.status).to.equal(200);
@@ -140,7 +141,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
   it('answers 401 (never 503) to unknown kids while the Account is down and a key set is held: the cooldown is not a failure', async () => {
     jwks.failing = true;
     try {
-      await sleep(COOLDOWN_MS + 50);
+      passCooldown();
       const stranger = await createSigningKey();
       const tokens = await Promise.all(Array.from({ length: 40 }, (_, i) => craftToken(claimsFor(), { key: stranger.privateKey, kid: `${stranger.kid}-${i}` })));
       const fetchesBefore = jwks.fetches;
