@@ -1,10 +1,13 @@
 /**
- * Codegen timing: regenerates openapi/v1.yaml and a synthetic 2,000-operation spec (written to a
- * temp dir) through the real CLI, and prints a table. A script, not a test (docs/architecture.md#conventions).
- * Usage: npx tsx bench/codegen.ts [--operations 2000]
+ * Codegen timing: regenerates openapi/v1.yaml, a synthetic 2,000-operation spec and a synthetic
+ * multi-file document of ~3 MB and 700 operations (issue 16: path items and operations as `$ref`s
+ * to other files, schemas in their own files; written to a temp dir) through the real CLI, and
+ * prints a table (the multi-file and real-world corpus rows with the CLI's CPU time and peak RSS). A script, not a test
+ * (docs/architecture.md#conventions).
+ * Usage: node --import tsx bench/codegen.ts [--operations 2000] [--multi-file-operations 700] [--only multi-file|corpus]
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +66,89 @@ export function buildSyntheticSpec(operations: number): Record<string, unknown> 
   };
 }
 
+/**
+ * A multi-file document of `operations` operations, about 4.4 KB of text per operation (3 MB at
+ * 700), shaped like the real documents of test/fixtures/real-specs: `openapi.yaml` lists the
+ * paths; each resource's collection is a path item `$ref` (`paths/<resource>.yaml`), its item
+ * path holds operations given as `$ref`s (`operations/…`, the tolerated layout); schemas live in
+ * `schemas/<resource>.yaml` (enums, patterns, a recursive line item, an example holding a `$ref`
+ * key: data), and most of the bytes are prose and response examples, as in real documents.
+ * Returns the root file and the total bytes.
+ */
+export function writeMultiFileSpec(dir: string, operations: number): { root: string; bytes: number } {
+  for (const folder of ['paths', 'operations', 'schemas']) mkdirSync(path.join(dir, folder), { recursive: true });
+  const write = (relative: string, value: unknown): number => {
+    const text = stringify(value);
+    writeFileSync(path.join(dir, relative), text);
+    return Buffer.byteLength(text);
+  };
+  const paths: Record<string, unknown> = {};
+  let bytes = 0;
+  let count = 0;
+  const prose = 'Amount in BRL as a decimal string; settled amounts are final and only a reversal undoes them. ';
+  const sample = (res: string) => Array.from({ length: 11 }, (_, i) => ({
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, field_0: 'pending', field_1: `${i}0.00`,
+    note: `Sample ${res} number ${i}, as returned by the list; ${prose}`,
+  }));
+  for (let r = 0; count < operations; r += 1) {
+    const res = `resource_${String(r).padStart(4, '0')}`;
+    const properties: Record<string, unknown> = {};
+    for (let p = 0; p < 12; p += 1) {
+      properties[`field_${p}`] = p % 3 === 0
+        ? { type: 'string', enum: ['pending', 'paid', 'cancelled', 'overdue'], description: `State ${p} of the record.`, example: 'pending' }
+        : p % 3 === 1
+          ? { type: ['string', 'number'], pattern: '^\\d{1,12}(\\.\\d{1,2})?$', description: prose, examples: ['10.00', { $ref: 'https://example.invalid/amount' }] }
+          : { type: 'array', items: { $ref: '#/Line' }, description: 'Line items.' };
+    }
+    bytes += write(`schemas/${res}.yaml`, {
+      Input: { type: 'object', required: ['field_0', 'field_1'], properties },
+      Record: { allOf: [{ $ref: '#/Input' }, { type: 'object', properties: { id: { type: 'string', format: 'uuid' } } }] },
+      Line: { type: 'object', properties: { description: { type: 'string' }, amount: { type: 'string' }, parent: { $ref: '#/Line' } } },
+    });
+    const schema = (name: string) => ({ $ref: `../schemas/${res}.yaml#/${name}` });
+    const ok = (status: string, name: string) => ({ [status]: { description: 'OK', content: { 'application/json': { schema: schema(name), examples: { sample: { value: sample(res) } } } } } });
+    const op = (action: string, method: string, extra: Record<string, unknown>) => {
+      count += 1;
+      return { operationId: `${res}.${action}`, summary: `${action} ${res}`, description: `Does ${action} on ${res}. ${prose.repeat(3)}`,
+        security: [{ bearer: [method === 'get' ? `finance.${res}` : `finance.${res}.write`] }], ...extra };
+    };
+    const collection: Record<string, unknown> = {
+      get: op('list', 'get', { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', maximum: 100 } }, { name: 'cursor', in: 'query', schema: { type: 'string' } }], responses: ok('200', 'Record') }),
+    };
+    if (count < operations) collection.post = op('create', 'post', { requestBody: { required: true, content: { 'application/json': { schema: schema('Input') } } }, responses: ok('201', 'Record') });
+    bytes += write(`paths/${res}.yaml`, collection);
+    paths[`/v1/${res}`] = { $ref: `paths/${res}.yaml` };
+    const item: Record<string, unknown> = { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }] };
+    const itemOperations: Array<[string, string, Record<string, unknown>]> = [
+      ['get', 'get', { responses: ok('200', 'Record') }],
+      ['patch', 'update', { requestBody: { required: true, content: { 'application/json': { schema: schema('Input') } } }, responses: ok('200', 'Record') }],
+      ['delete', 'delete', { responses: { '204': { description: 'Deleted' } } }],
+    ];
+    for (const [method, action, extra] of itemOperations) {
+      if (count >= operations) break;
+      bytes += write(`operations/${res}.${action}.yaml`, op(action, method, extra));
+      item[method] = { $ref: `operations/${res}.${action}.yaml` };
+    }
+    if (Object.keys(item).length > 1) paths[`/v1/${res}/{id}`] = item;
+  }
+  const root = { openapi: '3.1.0', info: { title: 'Synthetic multi-file', version: '1.0.0' }, paths, components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } };
+  bytes += write('openapi.yaml', root);
+  return { root: path.join(dir, 'openapi.yaml'), bytes };
+}
+
+/** The CLI under /usr/bin/time: wall time, CPU time (user + system) and the process's peak resident memory. */
+function timeCliWithMemory(spec: string, out: string): { seconds: number; cpuSeconds: number; maxRssMb: number; ok: boolean; summary: string } {
+  const run = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S %M', process.execPath, '--import', 'tsx', 'codegen/cli.ts', '--spec', spec, '--out', out], { encoding: 'utf8' });
+  const measured = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(run.stderr ?? '');
+  return {
+    seconds: Number(measured?.[1] ?? NaN),
+    cpuSeconds: Number(measured?.[2] ?? NaN) + Number(measured?.[3] ?? NaN),
+    maxRssMb: Number(measured?.[4] ?? NaN) / 1024,
+    ok: run.status === 0,
+    summary: (run.stdout || run.stderr).trim().split('\n').filter((line) => !line.startsWith('warning:'))[0] ?? '',
+  };
+}
+
 function timeCli(spec: string, out: string, extra: string[] = []): { ms: number; ok: boolean; summary: string } {
   const started = performance.now();
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'codegen/cli.ts', '--spec', spec, '--out', out, ...extra], { encoding: 'utf8' });
@@ -79,13 +165,48 @@ async function timeInProcess(spec: string, typeCheck: boolean): Promise<{ wallMs
   return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };
 }
 
+/** The corpus documents and their root files (as in test/codegen/real-specs.test.ts). */
+const CORPUS_ROOTS: ReadonlyArray<readonly [string, string]> = [
+  ['slack-web-api', 'slack_web_openapi_v2_without_examples.json'],
+  ['decentraland-catalyst', 'openapi/catalyst.yaml'],
+  ['redocly-cafe', 'openapi/openapi.yaml'],
+  ['readme-schema-types', 'schema-types.json'],
+  ['swagger-petstore-3', 'openapi.yaml'],
+];
+
+function readdirCount(folder: string): number {
+  return existsSync(folder) && statSync(folder).isDirectory() ? readdirSync(folder).length : 0;
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { operations: { type: 'string', default: '2000' } } });
+  const { values } = parseArgs({ options: {
+    operations: { type: 'string', default: '2000' },
+    'multi-file-operations': { type: 'string', default: '700' },
+    only: { type: 'string' },
+  } });
   const operations = Number(values.operations);
   const dir = mkdtempSync(path.join(tmpdir(), 'kobana-codegen-bench-'));
   try {
+    console.log(`load average before: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (${cpus().length} CPUs, Node ${process.version})`);
+    console.log('| spec | `npm run generate` wall (type-check on, incl. start-up) | CPU (user + system) | peak RSS | output |');
+    console.log('|---|---|---|---|---|');
+    const row = (label: string, spec: string, out: string): void => {
+      const measured = timeCliWithMemory(spec, out);
+      console.log(`| ${label} | ${measured.ok ? `${measured.seconds.toFixed(2)} s` : 'FAILED'} | ${measured.cpuSeconds.toFixed(2)} s | ${measured.maxRssMb.toFixed(0)} MB | ${measured.summary.replace(/ into \S+/, '').replace(/\|/g, '/')} |`);
+    };
+    if (values.only === undefined || values.only === 'multi-file') {
+      const multi = writeMultiFileSpec(path.join(dir, 'multi-file'), Number(values['multi-file-operations']));
+      const files = ['paths', 'operations', 'schemas'].reduce((n, folder) => n + readdirCount(path.join(dir, 'multi-file', folder)), 1);
+      row(`multi-file synthetic, ${values['multi-file-operations']} operations, ${(multi.bytes / 1e6).toFixed(2)} MB in ${files} files`, multi.root, path.join(dir, 'multi-out'));
+    }
+    if (values.only === undefined || values.only === 'corpus') {
+      // The real-world corpus of the tests (test/fixtures/real-specs, each folder's SOURCE.md).
+      for (const [name, root] of CORPUS_ROOTS) row(`corpus: ${name}`, path.join('test/fixtures/real-specs', name, root), path.join(dir, `corpus-${name}`));
+    }
+    if (values.only !== undefined) return;
+    console.log('');
     const synthetic = path.join(dir, 'synthetic.yaml');
     writeFileSync(synthetic, stringify(buildSyntheticSpec(operations)));
     const specs: Array<[string, string]> = [];
@@ -93,7 +214,6 @@ async function main(): Promise<void> {
     specs.push([`synthetic, ${operations} operations`, synthetic]);
     // Warm the module cache (ts-morph, swagger-parser) so in-process rows measure generation only.
     await timeInProcess(specs[0]![1], false);
-    console.log(`load average before: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (${cpus().length} CPUs, Node ${process.version})`);
     console.log('| spec | type-check | `npm run generate` wall (incl. start-up) | in-process wall | in-process CPU | output |');
     console.log('|---|---|---|---|---|---|');
     for (const [label, spec] of specs) {

@@ -1,12 +1,14 @@
 /**
- * `npm run generate [-- --spec <file>] [--out <dir>] [--handlers <dir>] [--check] [--no-type-check]`:
- * regenerates generated/ from the OpenAPI document, or with --check verifies it is current. The
+ * `npm run generate [-- --spec <file>] [--out <dir>] [--handlers <dir>] [--check] [--strict] [--no-type-check]`:
+ * regenerates generated/ from the OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1), or with
+ * --check verifies it is current. Tolerated constructs are printed as `warning: <file>#<pointer>:
+ * <message> [RULE]`; `--strict` (CI, on our own contract) makes each of them an error. The
  * handler modules (`--handlers`, by default `src/api/operations` when `--out` is the default
  * `generated`) are checked against the operations and listed in `handlers.gen.ts`. Prints errors
  * as `error: <file>#<pointer>: <message>` (one line each) and exits 1, never with a stack trace.
  */
 import { parseArgs } from 'node:util';
-import { CodegenError } from './errors.js';
+import { CodegenError, formatWarning } from './errors.js';
 import { generate } from './generate.js';
 import { checkOutput, writeOutput } from './emit/write.js';
 
@@ -21,6 +23,7 @@ async function runCli(argv: string[]): Promise<number> {
       out: { type: 'string' },
       handlers: { type: 'string' },
       check: { type: 'boolean', default: false },
+      strict: { type: 'boolean', default: false },
       'no-type-check': { type: 'boolean', default: false },
     },
     strict: true,
@@ -28,10 +31,12 @@ async function runCli(argv: string[]): Promise<number> {
   const started = performance.now();
   const out = values.out ?? DEFAULT_OUT;
   const handlersDir = values.handlers ?? (values.out === undefined ? DEFAULT_HANDLERS : undefined);
-  const { plan, files } = await generate(values.spec, {
+  const { plan, files, warnings } = await generate(values.spec, {
     typeCheck: !values['no-type-check'],
+    strict: values.strict,
     ...(handlersDir === undefined ? {} : { handlers: { dir: handlersDir, outDir: out } }),
   });
+  for (const warning of warnings) process.stderr.write(`warning: ${formatWarning(warning)}\n`);
   for (const skipped of plan.skipped) process.stderr.write(`note: ${skipped} skipped (method not served)\n`);
   const elapsed = `${Math.round(performance.now() - started)} ms`;
   if (values.check) {

@@ -14,7 +14,9 @@ export type CodegenErrorCode =
   | 'MISSING_HANDLER'
   | 'UNKNOWN_HANDLER'
   | 'INVALID_HANDLER'
-  | 'TYPE_CHECK';
+  | 'TYPE_CHECK'
+  /** A warning (see SpecWarning) under `--strict`. */
+  | 'STRICT';
 
 export class CodegenError extends Error {
   override readonly name = 'CodegenError';
@@ -29,9 +31,52 @@ export class CodegenError extends Error {
   }
 }
 
+/**
+ * Constructs that are common in real documents but not strictly valid OpenAPI. The generator
+ * accepts them (repairing the document in memory where needed) and reports each one; `--strict`
+ * (used by CI on our own contract) turns every warning into a STRICT error.
+ */
+export type SpecWarningRule =
+  /** An operation object given as a `$ref` (only path items and components may be references). */
+  | 'OPERATION_REF'
+  /** `/items/:id` instead of `/items/{id}`: rewritten to the `{id}` template. */
+  | 'COLON_PATH_TEMPLATE'
+  /** A path item that is empty or null: dropped. */
+  | 'EMPTY_PATH_ITEM'
+  /** A key of a Media Type Object other than schema, example, examples, encoding or x-*: dropped. */
+  | 'UNKNOWN_MEDIA_TYPE_KEY'
+  /** A `content` key that is not a `type/subtype` media range: kept. */
+  | 'UNKNOWN_MEDIA_TYPE'
+  /** An operationId that cannot become a tool name as it is (empty after snake_case, or a clash): the name is derived. */
+  | 'DERIVED_TOOL_NAME';
+
+export interface SpecWarning {
+  readonly rule: SpecWarningRule;
+  readonly file: string;
+  /** JSON pointer inside `file`, starting with `#`. */
+  readonly pointer: string;
+  readonly detail: string;
+}
+
+/** `file#pointer: detail [RULE]`, the one-line form the CLI prints. */
+export function formatWarning(warning: SpecWarning): string {
+  return `${warning.file}${warning.pointer}: ${warning.detail} [${warning.rule}]`;
+}
+
 /** Escapes one JSON pointer token (RFC 6901 §3). */
 export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** Reads `#/a/b` (or `/a/b`) back into raw tokens; a token that is not valid percent-encoding stays as written. */
+export function parsePointer(pointer: string): string[] {
+  const body = pointer.startsWith('#') ? pointer.slice(1) : pointer;
+  if (body === '') return [];
+  return body.slice(1).split('/').map((token) => {
+    let decoded = token;
+    try { decoded = decodeURIComponent(token); } catch { /* literal */ }
+    return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
+  });
 }
 
 /** Builds `#/a/b` from raw tokens. */

@@ -1,7 +1,8 @@
 /**
  * Tool and argument names: `finance_` + snake_case(operationId), a name derived from method and
- * path when there is no operationId, deterministic truncation, and the validity rule. Uniqueness
- * across operations is checked by plan-spec.ts, which sees them all.
+ * path when there is no usable operationId (none, or nothing left of it in snake_case ASCII),
+ * deterministic truncation, a hash suffix of method and path when names would clash, and the
+ * validity rule. Clashes are found by plan-spec.ts, which sees every operation.
  */
 import { createHash } from 'node:crypto';
 import { toSnakeCase } from '../src/runtime/tool-view.js';
@@ -14,10 +15,38 @@ const TOOL_PREFIX = 'finance_';
 const MAX_NAME_LENGTH = 64;
 const HASH_LENGTH = 8;
 
+/** File-name suffixes some tools leave in operationIds (`create.yml`): not part of the name. */
+const FILE_SUFFIX = /\.(ya?ml|json)$/i;
+
+/**
+ * snake_case of a declared operationId when it yields a name (`payables.settle` →
+ * `payables_settle`, `create.yml` → `create`); undefined when nothing usable is left (no
+ * operationId, or one written only in non-Latin script or punctuation).
+ */
+export function usableOperationSlug(operationId: string | undefined): string | undefined {
+  if (!operationId) return undefined;
+  const slug = toSnakeCase(operationId.replace(FILE_SUFFIX, ''));
+  return /[a-z]/.test(slug) ? slug : undefined;
+}
+
+/** The slug an operation is named by: its usable operationId, else method and path. */
+export function operationSlug(operationId: string | undefined, method: string, path: string): string {
+  return usableOperationSlug(operationId) ?? deriveOperationSlug(method, path);
+}
+
 /** The default tool name of one operation (before `x-mcp.name` overrides). */
 export function deriveToolName(operationId: string | undefined, method: string, path: string): string {
-  const base = operationId ? toSnakeCase(operationId) : deriveOperationSlug(method, path);
-  return fitToolName(TOOL_PREFIX + (base || 'operation'));
+  return fitToolName(TOOL_PREFIX + (operationSlug(operationId, method, path) || 'operation'));
+}
+
+/**
+ * `name` made distinct by a hash of what identifies the operation (`GET /v1/x`): stable across
+ * runs and independent of the order of the document, at most 64 characters.
+ */
+export function withHashSuffix(name: string, identity: string): string {
+  const hash = createHash('sha256').update(identity).digest('hex').slice(0, HASH_LENGTH);
+  const head = name.slice(0, MAX_NAME_LENGTH - HASH_LENGTH - 1).replace(/_+$/, '');
+  return `${head}_${hash}`;
 }
 
 /** `GET /v1/payables/{id}/links` → `get_v1_payables_by_id_links`. */
@@ -31,10 +60,7 @@ export function deriveOperationSlug(method: string, path: string): string {
 
 /** Truncates over-long names deterministically, keeping them distinct with a short hash suffix. */
 export function fitToolName(name: string): string {
-  if (name.length <= MAX_NAME_LENGTH) return name;
-  const hash = createHash('sha256').update(name).digest('hex').slice(0, HASH_LENGTH);
-  const head = name.slice(0, MAX_NAME_LENGTH - HASH_LENGTH - 1).replace(/_+$/, '');
-  return `${head}_${hash}`;
+  return name.length <= MAX_NAME_LENGTH ? name : withHashSuffix(name, name);
 }
 
 export function isValidToolName(name: string): boolean {

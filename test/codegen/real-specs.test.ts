@@ -1,0 +1,109 @@
+/**
+ * The real-world corpus (issue 16): public, openly licensed OpenAPI documents of different shapes
+ * under test/fixtures/real-specs/<name>/ (each with a SOURCE.md naming repository, commit, path and
+ * licence). The generator runs over each into a temporary folder: every operation becomes a tool
+ * but those excluded on purpose (listed below with the reason), every name is valid and unique,
+ * every inputSchema compiles with the runtime's ajv, nothing touches the network, and a second run
+ * renders identical text. How long each takes is measured by bench/codegen.ts
+ * (bench/README.md#codegen), not asserted here.
+ */
+import { expect } from 'chai';
+import { readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import path from 'node:path';
+import { generate, type GenerateResult } from '../../codegen/generate.js';
+import { renderPlan } from '../../codegen/emit/render.js';
+import { writeOutput } from '../../codegen/emit/write.js';
+import { loadSpec } from '../../codegen/load-spec.js';
+import { planSpec } from '../../codegen/plan-spec.js';
+import { isValidToolName } from '../../codegen/naming.js';
+import { createAjv } from '../../src/api/validation.js';
+import { skipWithReason } from '../helpers/mocha.js';
+import { makeTempDir, REPO_ROOT } from './support.js';
+
+export const REAL_SPECS = path.join(REPO_ROOT, 'test/fixtures/real-specs');
+
+interface CorpusDocument {
+  readonly name: string;
+  /** The root file, relative to the document's folder. */
+  readonly root: string;
+  readonly source: '2.0' | '3.0' | '3.1';
+  /** Operations in the document (paths × methods), counted by hand from the source. */
+  readonly operations: number;
+  /** Operations that get no tool, each with the reason. */
+  readonly excluded: Readonly<Record<string, string>>;
+}
+
+export const CORPUS: readonly CorpusDocument[] = [
+  { name: 'slack-web-api', root: 'slack_web_openapi_v2_without_examples.json', source: '2.0', operations: 174, excluded: {} },
+  {
+    name: 'decentraland-catalyst', root: 'openapi/catalyst.yaml', source: '3.0', operations: 42,
+    excluded: { 'HEAD /content/contents/{hashId}': 'HEAD is not served by the runtime (its GET is a tool)' },
+  },
+  { name: 'redocly-cafe', root: 'openapi/openapi.yaml', source: '3.1', operations: 12, excluded: {} },
+  { name: 'readme-schema-types', root: 'schema-types.json', source: '3.1', operations: 23, excluded: {} },
+  { name: 'swagger-petstore-3', root: 'openapi.yaml', source: '3.0', operations: 19, excluded: {} },
+];
+
+describe('the generator over the real-world corpus (test/fixtures/real-specs)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let connections = 0;
+  let server: Server | undefined;
+  before(async function () {
+    // The corpus touches no database: the run on PostgreSQL would repeat the same work.
+    if (process.env.DATABASE_URL) skipWithReason(this, 'the corpus does not touch a database; it runs once, on the SQLite pass');
+    dir = makeTempDir('kobana-corpus-');
+    // Documents name real servers and remote examples: a listener on loopback stands in for
+    // "nothing connects anywhere" (the loader refuses remote $refs before any request).
+    server = createServer((socket) => { connections += 1; socket.destroy(); });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  });
+  after(() => {
+    server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const document of CORPUS) {
+    it(`${document.name}: ${document.operations - Object.keys(document.excluded).length} tools of ${document.operations} operations, valid unique names, ajv-compilable inputs, the same output twice`, async () => {
+      const spec = path.join(REAL_SPECS, document.name, document.root);
+      expect(readFileSync(path.join(REAL_SPECS, document.name, 'SOURCE.md'), 'utf8')).to.match(/Licence: \S/);
+      const first = await generate(spec, { typeCheck: false });
+      writeOutput(path.join(dir, document.name), first.files);
+
+      const { plan } = first;
+      expect(plan.routes.length + plan.skipped.length, 'operations').to.equal(document.operations);
+      expect([...plan.skipped].sort()).to.deep.equal(Object.keys(document.excluded).sort());
+      expect(plan.tools.length, 'tools').to.equal(document.operations - Object.keys(document.excluded).length);
+      expect(plan.routes.filter((route) => route.mcpExcluded)).to.deep.equal([]);
+      assertNamesAndSchemas(first);
+
+      // The second run stops before formatting, a pure function of the rendered text (and the
+      // costliest step): identical rendered modules and tools mean identical files.
+      const second = planSpec(await loadSpec(spec));
+      const [before, after] = [renderPlan(plan), renderPlan(second)];
+      expect([...after.keys()]).to.deep.equal([...before.keys()]);
+      for (const [file, text] of before) expect(after.get(file) === text, `${document.name}: ${file} differs between runs`).to.equal(true);
+      expect(JSON.stringify(second.tools)).to.equal(JSON.stringify(plan.tools));
+      expect(connections).to.equal(0);
+    });
+  }
+
+  it('swagger-petstore-3: the body field "username" of PUT /user/{username} is its own argument beside the path parameter', async () => {
+    const { plan } = await generate(path.join(REAL_SPECS, 'swagger-petstore-3/openapi.yaml'), { typeCheck: false });
+    const update = plan.tools.find((tool) => tool.operation.method === 'PUT' && tool.operation.path === '/user/{username}');
+    const targets = Object.entries(update?.args ?? {}).filter(([, target]) => 'name' in target && target.name === 'username');
+    expect(targets.map(([, target]) => target.in).sort()).to.deep.equal(['body', 'path']);
+    expect(new Set(targets.map(([argument]) => argument)).size).to.equal(2);
+  });
+});
+
+function assertNamesAndSchemas({ plan }: GenerateResult): void {
+  const names = plan.tools.map((tool) => tool.name);
+  for (const name of names) expect(isValidToolName(name), name).to.equal(true);
+  expect(new Set(names).size, 'unique tool names').to.equal(names.length);
+  const ajv = createAjv();
+  for (const tool of plan.tools) {
+    expect(() => ajv.compile(tool.inputSchema as object), tool.name).to.not.throw();
+  }
+}
