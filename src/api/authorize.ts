@@ -67,11 +67,13 @@ export async function resolveWorkspace(db: Kysely<Database>, caller: Caller, hin
   const granted = caller.membership?.workspaceIds ?? [];
   const named = hint.argument ?? hint.connectionDefault;
   if (named !== undefined && named !== '') {
-    // `workspaceIds` already holds only existing workspaces of the caller's organization
-    // (loadCaller joins them this request), so membership of the list is the whole check.
+    // `workspaceIds` holds only existing workspaces of the caller's organization (loadCaller
+    // read them, or checked the identity version this request), so the list is the whole check.
     if (!granted.includes(named)) throw workspaceAccessDenied(named);
     return named;
   }
+  // The only workspace granted needs no query (the names are read only to list the choices).
+  if (granted.length === 1 && granted[0] !== undefined) return granted[0];
   const reachable = await listReachableWorkspaces(db, caller);
   if (reachable.length === 1 && reachable[0] !== undefined) return reachable[0].id;
   throw new ApiError('workspace_required', 'Choose a workspace: call finance_workspaces_list and pass workspace_id.', {

@@ -74,13 +74,15 @@ export function createBearer(deps: BearerDeps, audience: Audience, limits: AuthL
       if (err instanceof HttpError && err.status !== 503 && err.reason !== 'missing') await throttleFailure(limits, ctx.ip);
       throw err;
     }
+    const caller = await deps.loadCaller(identity, channel);
     const connectionWorkspaceId = readConnectionWorkspace(ctx);
-    if (connectionWorkspaceId !== undefined) {
+    // A granted workspace is a workspace of the organization (loadCaller read it so): no query.
+    if (connectionWorkspaceId !== undefined && !(caller.membership?.workspaceIds.includes(connectionWorkspaceId) ?? false)) {
       await assertWorkspaceInOrganization(deps.db, connectionWorkspaceId, identity.organizationId, audience);
     }
     const state = ctx.state as AuthState;
     state.identity = identity;
-    state.caller = await deps.loadCaller(identity, channel);
+    state.caller = caller;
     state.connectionWorkspaceId = connectionWorkspaceId;
     await next();
   };

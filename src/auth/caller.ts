@@ -1,13 +1,24 @@
 /**
- * loadCaller: the membership behind a verified identity — status, admin flag, panel
+ * Loading the Caller behind a verified identity: the membership's status, admin flag, panel
  * permissions (admins hold every one) and granted workspaces (admins reach every workspace of
  * the organization). Deciding what the caller may do is `authorize.ts`'s job.
+ *
+ * One query loads all of it together with the organization's identity version (migration
+ * 0005: the database bumps it in the transaction of every membership, granted-workspace,
+ * workspace or Seguridad change). `createCallerLoader` keeps the membership per (organization,
+ * person) with the version it was read at and, on the next call, reads only the version: equal,
+ * the cached membership is still exactly what the database holds; different (or the row is
+ * missing), it loads again. So a request costs one primary-key lookup instead of the membership
+ * queries, and a revoked permission is refused at the next call on every replica.
  */
-import type { Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Caller, Channel } from '../identity/caller.js';
 import type { Identity } from './types.js';
 import { ALL_PERMISSIONS } from '../identity/permissions.js';
+import { Lru } from './lru.js';
+
+type Membership = NonNullable<Caller['membership']>;
 
 function parsePermissions(raw: string): string[] {
   try {
@@ -18,39 +29,106 @@ function parsePermissions(raw: string): string[] {
   }
 }
 
-async function listGrantedWorkspaceIds(db: Kysely<Database>, membershipId: string, organizationId: string, isAdmin: boolean): Promise<string[]> {
-  if (isAdmin) {
-    const rows = await db.selectFrom('workspaces').select('id').where('organization_id', '=', organizationId).orderBy('id').execute();
-    return rows.map((r) => r.id);
-  }
-  const rows = await db.selectFrom('membership_workspaces as mw')
-    .innerJoin('workspaces as w', 'w.id', 'mw.workspace_id')
-    .select('w.id')
-    .where('mw.membership_id', '=', membershipId)
-    .where('w.organization_id', '=', organizationId)
-    .orderBy('w.id')
-    .execute();
-  return rows.map((r) => r.id);
+/** A membership as read, and the identity version it was read at (undefined: the organization has no version row). */
+interface LoadedMembership {
+  readonly membership: Membership | null;
+  readonly version: number | undefined;
 }
 
-export async function loadCaller(db: Kysely<Database>, identity: Identity, channel: Channel): Promise<Caller> {
-  const base = {
+/**
+ * The membership, its granted workspaces (one row each; admins: every workspace of the
+ * organization) and the organization's version, in one statement so all three come from one
+ * snapshot of the database.
+ */
+async function readMembership(db: Kysely<Database>, organizationId: string, personId: string): Promise<LoadedMembership> {
+  const rows = await db.selectFrom('memberships as m')
+    .leftJoin('workspaces as w', (join) => join
+      .onRef('w.organization_id', '=', 'm.organization_id')
+      .on((eb) => eb.or([
+        eb('m.is_admin', '=', 1),
+        eb.exists(eb.selectFrom('membership_workspaces as mw').select(sql<number>`1`.as('one'))
+          .whereRef('mw.membership_id', '=', 'm.id').whereRef('mw.workspace_id', '=', 'w.id')),
+      ])))
+    .select((eb) => [
+      'm.status', 'm.is_admin', 'm.permissions', 'w.id as workspace_id',
+      eb.selectFrom('identity_versions as v').select('v.version').whereRef('v.organization_id', '=', 'm.organization_id').as('version'),
+    ])
+    .where('m.organization_id', '=', organizationId)
+    .where('m.person_id', '=', personId)
+    .orderBy('w.id')
+    .execute();
+  const first = rows[0];
+  if (first === undefined) return { membership: null, version: undefined };
+  const isAdmin = Number(first.is_admin) === 1;
+  const workspaceIds = rows.flatMap((r) => (r.workspace_id === null ? [] : [r.workspace_id]));
+  return {
+    membership: {
+      status: first.status === 'active' ? 'active' : 'inactive',
+      isAdmin,
+      permissions: new Set(isAdmin ? ALL_PERMISSIONS : parsePermissions(first.permissions)),
+      workspaceIds,
+    },
+    version: first.version === null || first.version === undefined ? undefined : Number(first.version),
+  };
+}
+
+/**
+ * The per-call check, compiled once per loader: only its parameter changes, so building and
+ * compiling the query every call (a sizeable share of a cached call's CPU) is skipped.
+ */
+function prepareVersionRead(db: Kysely<Database>): (organizationId: string) => Promise<number | undefined> {
+  const { sql: text } = db.selectFrom('identity_versions').select('version').where('organization_id', '=', '').compile();
+  return async (organizationId) => {
+    const { rows } = await db.executeQuery<{ version: number | string }>(CompiledQuery.raw(text, [organizationId]));
+    return rows[0] === undefined ? undefined : Number(rows[0].version);
+  };
+}
+
+function toCaller(identity: Identity, channel: Channel, membership: Membership | null): Caller {
+  return {
     personId: identity.personId,
     organizationId: identity.organizationId,
     scopes: identity.scopes,
     tokenType: identity.tokenType,
     channel,
+    membership,
   };
-  const row = await db.selectFrom('memberships').select(['id', 'status', 'is_admin', 'permissions'])
-    .where('organization_id', '=', identity.organizationId)
-    .where('person_id', '=', identity.personId)
-    .executeTakeFirst();
-  if (row === undefined) return { ...base, membership: null };
-  const isAdmin = row.is_admin === 1;
-  const permissions = new Set(isAdmin ? ALL_PERMISSIONS : parsePermissions(row.permissions));
-  const workspaceIds = await listGrantedWorkspaceIds(db, row.id, identity.organizationId, isAdmin);
+}
+
+/** Uncached: one query (tests and one-off tools). */
+export async function loadCaller(db: Kysely<Database>, identity: Identity, channel: Channel): Promise<Caller> {
+  const { membership } = await readMembership(db, identity.organizationId, identity.personId);
+  return toCaller(identity, channel, membership);
+}
+
+export interface CallerLoader {
+  load(identity: Identity, channel: Channel): Promise<Caller>;
+  /** Forgets every cached membership (tests). */
+  clear(): void;
+}
+
+/** Memberships kept per process: one entry per (organization, person) calling. */
+const CACHED_MEMBERSHIPS_MAX = 10_000;
+
+/** The cached loader (see the header): one version lookup per call while nothing changed. */
+export function createCallerLoader(db: Kysely<Database>, capacity = CACHED_MEMBERSHIPS_MAX): CallerLoader {
+  // Only found memberships of organizations with a version row are kept: anything else is read every time.
+  const cache = new Lru<string, { readonly membership: Membership; readonly version: number }>(capacity);
+  const readIdentityVersion = prepareVersionRead(db);
   return {
-    ...base,
-    membership: { status: row.status === 'active' ? 'active' : 'inactive', isAdmin, permissions, workspaceIds },
+    async load(identity, channel) {
+      const key = `${identity.organizationId}\u0000${identity.personId}`;
+      const cached = cache.get(key);
+      if (cached !== undefined && await readIdentityVersion(identity.organizationId) === cached.version) {
+        return toCaller(identity, channel, cached.membership);
+      }
+      const loaded = await readMembership(db, identity.organizationId, identity.personId);
+      if (loaded.membership !== null && loaded.version !== undefined) cache.set(key, { membership: loaded.membership, version: loaded.version });
+      else cache.delete(key);
+      return toCaller(identity, channel, loaded.membership);
+    },
+    clear() {
+      cache.clear();
+    },
   };
 }

@@ -9,7 +9,9 @@
  * (57014: our `statement_timeout`), a deadlock or serialization failure (40P01, 40001, 55P03:
  * rolled back, safe to retry), refused/reset/unreachable sockets, the pool's connect
  * timeout, a terminated connection, the client-side read timeout; on SQLite a lock held past
- * `busy_timeout` (SQLITE_BUSY*).
+ * `busy_timeout` (SQLITE_BUSY*); a prepared statement whose plan a schema change invalidated
+ * (0A000 "cached plan must not change result type": db.ts names statements, and a migration by
+ * another replica can add a column under them; the connection is replaced and a retry succeeds).
  */
 
 /** Seconds a client is asked to wait before retrying after an outage answer. */
@@ -45,6 +47,9 @@ const UNAVAILABLE_DRIVER_MESSAGES: ReadonlyMap<string, string> = new Map([
   ['Client has encountered a connection error and is not queryable', 'connection_terminated'],
 ]);
 
+/** The one 0A000 (feature_not_supported) that is transient: PostgreSQL's text, stable across versions. */
+const STALE_PLAN_MESSAGE = 'cached plan must not change result type';
+
 function readCode(error: object): string | undefined {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' ? code : undefined;
@@ -58,6 +63,7 @@ function classify(error: unknown, depth: number): string | null {
     if (code.startsWith('08') && code.length === 5) return code;
     if (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SOCKET_CODES.has(code)) return code;
     if (code.startsWith('SQLITE_BUSY')) return code;
+    if (code === '0A000' && error instanceof Error && error.message === STALE_PLAN_MESSAGE) return 'stale_plan';
   }
   if (error instanceof Error) {
     const kind = UNAVAILABLE_DRIVER_MESSAGES.get(error.message);

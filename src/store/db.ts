@@ -1,7 +1,9 @@
 /**
  * Opens the one database of the process: SQLite (better-sqlite3, a file in `dataDir` or
- * `:memory:`) embedded, or a PostgreSQL pool when `databaseUrl` is set. Installs the
- * workspace guard. Schema creation is `migrate.ts`'s job, data is the seed's.
+ * `:memory:`) embedded, or a PostgreSQL pool when `databaseUrl` is set. Installs the workspace
+ * guard and the query observer, and reuses prepared statements: cached by SQL text on SQLite
+ * (`statement-cache.ts`), named prepared statements on PostgreSQL. Schema creation is
+ * `migrate.ts`'s job, data is the seed's.
  *
  * A PostgreSQL fault is an outage, never a crash: the pool and every client carry an error
  * listener (a dropped connection is logged and replaced), connecting is bounded by
@@ -10,16 +12,18 @@
  * connection is discarded instead of returned to the pool. Sessions are named
  * `application_name=kobana-finance` (unless the URL names them) so operators can find them.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect as KyselyDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { databaseFailureKind, isDatabaseUnavailable } from './db-unavailable.js';
 import type { Database } from './schema.js';
 import { createWorkspaceGuard } from './workspace-guard.js';
+import { cacheStatements } from './statement-cache.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -27,6 +31,34 @@ export interface OpenedDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
   close(): Promise<void>;
+}
+
+/** Sees the SQL text of every statement sent, never its parameters (test/auth/caller-cache.test.ts counts queries with it). */
+export type QueryListener = (sqlText: string) => void;
+
+const queryListeners = new WeakMap<Kysely<Database>, Set<QueryListener>>();
+
+/** Calls `listener` with the SQL text of each statement `db` (or a transaction of it) sends, until the returned function is called. */
+export function observeQueries(db: Kysely<Database>, listener: QueryListener): () => void {
+  const listeners = queryListeners.get(db);
+  if (listeners === undefined) throw new Error('observeQueries needs a database opened by openDatabase');
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The Kysely instance of the process: the workspace guard installed, statements reported to observers (Kysely's log hook). */
+function createKysely(dialect: KyselyDialect): Kysely<Database> {
+  const guard = createWorkspaceGuard();
+  const listeners = new Set<QueryListener>();
+  const db = new Kysely<Database>({
+    dialect: guard.guardDialect(dialect),
+    plugins: [guard.plugin],
+    log: (event: LogEvent) => {
+      for (const listener of listeners) listener(event.query.sql);
+    },
+  });
+  queryListeners.set(db, listeners);
+  return db;
 }
 
 const INT8_OID = 20;
@@ -46,19 +78,42 @@ export type DatabaseTimeouts = Pick<Config, 'databaseConnectTimeoutMs' | 'databa
 
 type FailureLogger = Pick<Logger, 'warn'>;
 
+/** Named statements one connection keeps prepared; past this the connection is replaced (its statements go with it). */
+const PREPARED_PER_CONNECTION_MAX = 500;
+
+/** The prepared-statement name of an SQL text: a digest, so one text always gets one name. */
+function nameStatement(text: string): string {
+  return `k${createHash('sha1').update(text).digest('base64url')}`;
+}
+
 /**
- * Hands Kysely pooled clients that leave the pool when their connection failed: after a read
- * timeout the socket may still be open but will never answer, and the next query would queue
- * behind the lost one.
+ * Hands Kysely pooled clients that send every statement with parameters as a named prepared
+ * statement and that leave the pool when their connection failed.
+ *
+ * Named statements: pg parses and plans a name once per connection and then only binds and
+ * executes it (bench/README.md measures the saving); the names a connection holds are bounded
+ * by replacing the connection. Failed connections: after a read timeout the socket may still be
+ * open but will never answer, and the next query would queue behind the lost one.
  */
 function discardFailedConnections(pool: pg.Pool): PostgresPool {
+  const prepared = new WeakMap<pg.PoolClient, Set<string>>();
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
+      let names = prepared.get(client);
+      if (names === undefined) {
+        names = new Set();
+        prepared.set(client, names);
+      }
+      const held = names;
       let failed = false;
       const query = async (text: string, parameters: readonly unknown[]) => {
+        // Without parameters (DDL of migrations, begin/commit) pg keeps its simple protocol, which
+        // also accepts several statements in one text.
+        const name = parameters.length > 0 ? nameStatement(text) : undefined;
+        if (name !== undefined) held.add(name);
         try {
-          return await client.query(text, [...parameters]);
+          return await (name === undefined ? client.query(text) : client.query({ name, text, values: [...parameters] }));
         } catch (err) {
           if (isDatabaseUnavailable(err)) failed = true;
           throw err;
@@ -67,7 +122,7 @@ function discardFailedConnections(pool: pg.Pool): PostgresPool {
       return {
         // Kysely passes a cursor only when the dialect is given one; this one is not.
         query: query as unknown as PostgresPoolClient['query'],
-        release: (destroy?: boolean) => client.release(destroy === true || failed),
+        release: (destroy?: boolean) => client.release(destroy === true || failed || held.size > PREPARED_PER_CONNECTION_MAX),
       };
     },
     end: () => pool.end(),
@@ -95,7 +150,7 @@ function openPostgres(databaseUrl: string, timeouts: DatabaseTimeouts, logger: F
   pool.on('connect', (client) => client.on('error', logConnectionError));
   // pg-pool re-emits an idle client's error here too: already logged by the client's listener.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardFailedConnections(pool) }), plugins: [createWorkspaceGuard()] });
+  const db = createKysely(new PostgresDialect({ pool: discardFailedConnections(pool) }));
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
@@ -128,7 +183,7 @@ function openSqlite(dataDir: string): OpenedDatabase {
   database.pragma('foreign_keys = ON');
   // Another process (npm run token) may hold the write lock for a moment.
   database.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), plugins: [createWorkspaceGuard()] });
+  const db = createKysely(new SqliteDialect({ database: cacheStatements(database) }));
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

@@ -1,7 +1,8 @@
 /**
- * A Kysely plugin that refuses any query on a finance table that is not scoped to workspaces
- * by `workspace_id` (issue 4 §1: "every query is scoped by it"). It inspects the query tree
- * only; it never rewrites SQL. Reading the tree into bindings and scoping facts is left to
+ * Refuses any query on a finance table that is not scoped to workspaces by `workspace_id`
+ * (issue 4 §1: "every query is scoped by it"): a Kysely plugin marks the queries to check and
+ * the dialect's query compiler checks them (see createWorkspaceGuard). It inspects the query
+ * tree only; it never rewrites SQL. Reading the tree into bindings and scoping facts is left to
  * `workspace-guard-scope.ts`, screening raw filter fragments to `workspace-guard-raw-sql.ts`.
  *
  * ┌──────────────────────────────────────────────────────────────────────────────────────────┐
@@ -44,8 +45,8 @@
  * Errors name the table and the rule, never a bound value.
  */
 import type {
-  KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode,
-  UnknownRow, Kysely,
+  CompiledQuery, Dialect, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryCompiler, QueryId, QueryResult,
+  RootOperationNode, UnknownRow, Kysely,
 } from 'kysely';
 import type { Database } from './schema.js';
 import { findRawFilterHazard } from './workspace-guard-raw-sql.js';
@@ -251,14 +252,64 @@ function visitQueryTree(node: unknown, scope: Scope | undefined): void {
   }
 }
 
-export function createWorkspaceGuard(): KyselyPlugin {
+/** Distinct SQL texts remembered as checked; list queries with many filter combinations stay bounded. */
+const APPROVED_TEXTS_MAX = 4_096;
+
+export interface WorkspaceGuard {
+  /** Marks every query built through the Kysely instance that carries it (`withoutPlugins()` drops it: the escape hatch). */
+  readonly plugin: KyselyPlugin;
+  /** The dialect with a query compiler that checks each marked query before its SQL leaves. */
+  guardDialect(dialect: Dialect): Dialect;
+}
+
+/**
+ * The guard runs where the SQL text is known: in the dialect's query compiler, on the final
+ * tree (after every plugin), once per distinct SQL text rather than once per execution. The
+ * text is all the database receives and the rules look only at its shape (bound values are
+ * `?`/`$n` placeholders in it), so a text one tree proved scoped is scoped whichever builder
+ * produced it again. A refused query is never remembered: it is refused every time.
+ * Subqueries are checked as part of their enclosing query (the whole tree is walked).
+ */
+export function createWorkspaceGuard(approvedTextsMax = APPROVED_TEXTS_MAX): WorkspaceGuard {
+  const marked = new WeakSet<QueryId>();
+  const approved = new Set<string>();
+
+  function check(node: RootOperationNode, sqlText: string): void {
+    if (approved.has(sqlText)) return;
+    visitQueryTree(node, undefined);
+    // 0 checks every execution (bench/store.ts measures what the cache saves).
+    if (approvedTextsMax === 0) return;
+    if (approved.size >= approvedTextsMax) approved.delete(approved.values().next().value as string);
+    approved.add(sqlText);
+  }
+
+  function guardCompiler(inner: QueryCompiler): QueryCompiler {
+    return {
+      compileQuery(node: RootOperationNode, queryId: QueryId): CompiledQuery {
+        const compiled = inner.compileQuery(node, queryId);
+        if (marked.has(queryId)) check(compiled.query, compiled.sql);
+        return compiled;
+      },
+    };
+  }
+
   return {
-    transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-      visitQueryTree(args.node as OperationNode, undefined);
-      return args.node;
+    plugin: {
+      transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+        marked.add(args.queryId);
+        return args.node;
+      },
+      async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+        return args.result;
+      },
     },
-    async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-      return args.result;
+    guardDialect(dialect: Dialect): Dialect {
+      return {
+        createDriver: () => dialect.createDriver(),
+        createAdapter: () => dialect.createAdapter(),
+        createIntrospector: (db) => dialect.createIntrospector(db),
+        createQueryCompiler: () => guardCompiler(dialect.createQueryCompiler()),
+      };
     },
   };
 }

@@ -45,6 +45,7 @@ describe('isDatabaseUnavailable(error)', () => {
     ['the client read timeout', new Error('Query read timeout')],
     ['a client that lost its connection', new Error('Client has encountered a connection error and is not queryable')],
     ['SQLite busy past busy_timeout', withCode('SQLITE_BUSY')],
+    ['a named statement whose plan a migration invalidated', withCode('0A000', 'cached plan must not change result type')],
     ['an outage wrapped as a cause', new Error('wrapped', { cause: withCode('57P01') })],
   ];
   for (const [name, error] of unavailable) {
@@ -58,6 +59,7 @@ describe('isDatabaseUnavailable(error)', () => {
     ['a syntax error', withCode('42601')],
     ['bad credentials (a configuration error, not an outage)', withCode('28P01')],
     ['an unknown database', withCode('3D000')],
+    ['any other feature_not_supported', withCode('0A000', 'FOR UPDATE is not allowed with aggregate functions')],
     ['a SQLite constraint', withCode('SQLITE_CONSTRAINT_FOREIGNKEY')],
     ['a programming error', new TypeError('x is not a function')],
     ['a non-error', 'Connection terminated'],

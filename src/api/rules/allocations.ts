@@ -105,8 +105,12 @@ export async function loadAllocations(
     .orderBy('parent_id').orderBy('position').execute();
   for (const r of rows) {
     const list = byParent.get(r.parent_id) ?? [];
-    list.push({ cost_center_id: r.cost_center_id, percentage: r.percentage, amount: formatCents(r.amount_cents) });
+    list.push(toAllocationJson(r));
     byParent.set(r.parent_id, list);
   }
   return byParent;
+}
+
+export function toAllocationJson(row: { cost_center_id: string; percentage: string | null; amount_cents: number }): AllocationJson {
+  return { cost_center_id: row.cost_center_id, percentage: row.percentage, amount: formatCents(row.amount_cents) };
 }

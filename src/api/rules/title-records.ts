@@ -2,17 +2,17 @@
  * The JSON shape of payables and receivables (spec schemas `Payable`/`Receivable`) and their
  * list vocabulary: one `titles` table told apart by `kind`. Money as two-place strings,
  * `overdue` against the operation's clock, apportionment and `attachments_count` loaded in one
- * query per page. Writes are titles.ts's and settlement.ts's.
+ * query per page, and one title with both in a single query. Writes are titles.ts's and settlement.ts's.
  */
 import { sql, type Selectable } from 'kysely';
 import type { TitlesTable } from '../../store/schema.js';
 import type { FilterOperator } from '../../runtime/types.js';
 import type { OperationContext } from '../context.js';
-import { validationError } from '../errors.js';
+import { notFound, validationError } from '../errors.js';
 import type { AnySelect, ListDefinition } from '../list.js';
 import { formatCents, formatMoneyOrNull } from '../money.js';
-import { auditJson, findInWorkspace } from '../records.js';
-import { loadAllocations } from './allocations.js';
+import { auditJson, findInWorkspace, isUuid, requireWorkspace } from '../records.js';
+import { loadAllocations, toAllocationJson, type AllocationJson } from './allocations.js';
 import { countAttachments } from './attachment-links.js';
 
 export type TitleKind = 'payable' | 'receivable';
@@ -40,11 +40,8 @@ export function readToday(ctx: OperationContext): string {
   return ctx.now().toISOString().slice(0, 10);
 }
 
-export async function toTitleJsonBatch(ctx: OperationContext, kind: TitleKind, rows: readonly Selectable<TitlesTable>[]): Promise<Record<string, unknown>[]> {
-  const ids = rows.map((r) => r.id);
-  const [allocations, attachments] = await Promise.all([loadAllocations(ctx, kind, ids), countAttachments(ctx, kind, ids)]);
-  const today = readToday(ctx);
-  return rows.map((row) => ({
+function toTitleJson(row: Selectable<TitlesTable>, allocations: readonly AllocationJson[], attachmentsCount: number, today: string): Record<string, unknown> {
+  return {
     id: row.id,
     description: row.description,
     amount: formatCents(row.amount_cents),
@@ -61,22 +58,54 @@ export async function toTitleJsonBatch(ctx: OperationContext, kind: TitleKind, r
     interest_amount: formatMoneyOrNull(row.interest_cents),
     discount_amount: formatMoneyOrNull(row.discount_cents),
     transaction_id: row.transaction_id,
-    cost_center_allocations: allocations.get(row.id) ?? [],
-    attachments_count: attachments.get(row.id) ?? 0,
+    cost_center_allocations: allocations,
+    attachments_count: attachmentsCount,
     overdue: row.status === 'pending' && row.due_date < today,
     ...auditJson(row),
     version: Number(row.version),
-  }));
+  };
+}
+
+export async function toTitleJsonBatch(ctx: OperationContext, kind: TitleKind, rows: readonly Selectable<TitlesTable>[]): Promise<Record<string, unknown>[]> {
+  const ids = rows.map((r) => r.id);
+  const [allocations, attachments] = await Promise.all([loadAllocations(ctx, kind, ids), countAttachments(ctx, kind, ids)]);
+  const today = readToday(ctx);
+  return rows.map((row) => toTitleJson(row, allocations.get(row.id) ?? [], attachments.get(row.id) ?? 0, today));
 }
 
 export function findTitle(ctx: OperationContext, vocabulary: TitleVocabulary, id: string | undefined): Promise<Selectable<TitlesTable>> {
   return findInWorkspace(ctx, 'titles', id ?? '', vocabulary.label, { where: { kind: vocabulary.kind } });
 }
 
-export async function readTitleJson(ctx: OperationContext, vocabulary: TitleVocabulary, id: string): Promise<Record<string, unknown>> {
-  const row = await findTitle(ctx, vocabulary, id);
-  const [json] = await toTitleJsonBatch(ctx, vocabulary.kind, [row]);
-  return json as Record<string, unknown>;
+/**
+ * One title as JSON in one query (a get reads nothing else): the row, joined to its
+ * apportionment (one row per share, in position order; none: one row of nulls), with the
+ * attachment count as a correlated subquery. NOT_FOUND when not a title of this kind in the workspace.
+ */
+export async function readTitleJson(ctx: OperationContext, vocabulary: TitleVocabulary, id: string | undefined): Promise<Record<string, unknown>> {
+  const workspaceId = requireWorkspace(ctx);
+  // A malformed id can never match; answer like any other missing record (never say why).
+  if (!isUuid(id)) throw notFound(vocabulary.label);
+  const rows = await ctx.db.selectFrom('titles as t')
+    .leftJoin('allocations as a', (join) => join
+      .onRef('a.workspace_id', '=', 't.workspace_id').onRef('a.parent_id', '=', 't.id').on('a.parent_type', '=', vocabulary.kind))
+    .selectAll('t')
+    .select((eb) => [
+      'a.cost_center_id as share_cost_center_id', 'a.percentage as share_percentage', 'a.amount_cents as share_amount_cents',
+      eb.selectFrom('attachment_links as l').select(sql<number | string>`count(*)`.as('n'))
+        .whereRef('l.workspace_id', '=', 't.workspace_id').where('l.parent_type', '=', vocabulary.kind).whereRef('l.parent_id', '=', 't.id')
+        .as('attachments_count'),
+    ])
+    .where('t.workspace_id', '=', workspaceId).where('t.id', '=', id).where('t.kind', '=', vocabulary.kind)
+    .orderBy('a.position')
+    .execute();
+  const first = rows[0];
+  if (first === undefined) throw notFound(vocabulary.label);
+  const shares = rows.flatMap((r) => (r.share_cost_center_id === null || r.share_amount_cents === null ? [] : [toAllocationJson({
+    cost_center_id: r.share_cost_center_id, percentage: r.share_percentage, amount_cents: r.share_amount_cents,
+  })]));
+  const { share_cost_center_id: _center, share_percentage: _percentage, share_amount_cents: _amount, attachments_count: count, ...title } = first;
+  return toTitleJson(title, shares, Number(count ?? 0), readToday(ctx));
 }
 
 function readBooleanFilter(value: unknown): boolean {
