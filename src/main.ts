@@ -8,11 +8,15 @@ import { pino } from 'pino';
 import { loadConfig, ConfigError } from './config.js';
 import { startServer } from './startup.js';
 import { buildLoggerOptions } from './http/observability.js';
+import { PACKAGE_ROOT } from './package-root.js';
+import { tokenCommandFor } from './auth/token-args.js';
 
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.env);
+    // A relative DATA_DIR is read from the project folder, as `npm run token` reads it, whatever
+    // folder the process was started from.
+    config = loadConfig(process.env, PACKAGE_ROOT);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`Invalid configuration: ${err.message}\n`);
@@ -47,7 +51,7 @@ async function main(): Promise<void> {
   if (!config.databaseUrl) {
     process.stdout.write(
       `\nkobana-finance is running.\n  MCP endpoint: ${config.publicUrl}/mcp\n  REST API:     ${config.publicUrl}/v1\n` +
-        `  Mint a token: npm run token -- --person ana@demo.test --scope "finance.all.write"\n\n`,
+        `  Mint a token: ${tokenCommandFor(config, PACKAGE_ROOT)}\n\n`,
     );
   }
 }

@@ -46,7 +46,8 @@ interface CompiledOperation {
 function indexRoutes(deps: OperationServiceDeps): Map<string, CompiledOperation> {
   const byId = new Map<string, CompiledOperation>();
   for (const route of deps.routes) {
-    // Compiled once at start-up (issue 4 §8): a broken schema fails the boot, not a request.
+    // Compiled once, on first use (src/api/validation.ts); test/api/schemas-compile.test.ts compiles
+    // every schema in CI, so a broken one fails the build, not a request.
     byId.set(route.operation.operationId, {
       route,
       validate: compileRouteValidator(route),

@@ -1,7 +1,7 @@
 /**
  * The one ajv (JSON Schema 2020-12 + formats) of the Finance API and the mapping of its
- * errors to `VALIDATION_ERROR` issues. Schemas are compiled once (at service creation, or
- * cached per schema object); callers decide what to validate.
+ * errors to `VALIDATION_ERROR` issues. Every schema is compiled once, on its first use (see
+ * `compileOnFirstUse`), and cached per schema object; callers decide what to validate.
  *
  *   createAjv(): Ajv2020
  *   compileSchema(schema: JsonSchema): ValidateFunction          // cached per schema object
@@ -38,10 +38,29 @@ export function createAjv(): Ajv2020 {
 const shared = createAjv();
 const cache = new WeakMap<object, ValidateFunction>();
 
+/**
+ * A validator that compiles its schema on the first call. ajv's code generation for the ~170
+ * route and tool schemas was a third of the server's start-up CPU and ~15 MB at rest, for
+ * schemas an idle server may never use (bench/README.md, Start-up). A schema is static build
+ * output (generated/), so whether it compiles is a property of the build:
+ * test/api/schemas-compile.test.ts compiles every one of them with `createAjv()` in CI, and a
+ * broken schema cannot reach a running server.
+ */
+function compileOnFirstUse(schema: object): ValidateFunction {
+  let compiled: ValidateFunction | undefined;
+  const validate = ((data: unknown) => {
+    compiled ??= shared.compile(schema);
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  }) as ValidateFunction;
+  return validate;
+}
+
 export function compileSchema(schema: JsonSchema): ValidateFunction {
   let validate = cache.get(schema);
   if (!validate) {
-    validate = shared.compile(schema as object);
+    validate = compileOnFirstUse(schema as object);
     cache.set(schema, validate);
   }
   return validate;
@@ -233,13 +252,13 @@ export function coerceParameter(value: unknown, schema: JsonSchema): unknown {
   return value;
 }
 
-/** Compiles every schema of a route once; the returned function throws VALIDATION_ERROR with all issues. */
+/** Every schema of a route, compiled on first use; the returned function throws VALIDATION_ERROR with all issues. */
 export function compileRouteValidator(route: RouteDefinition): ArgumentsValidator {
   const params = route.parameters
     .filter((p) => p.in !== 'header' || p.name.toLowerCase() === 'idempotency-key')
-    .map((p) => ({ spec: p, validate: shared.compile(p.schema as object) }));
+    .map((p) => ({ spec: p, validate: compileOnFirstUse(p.schema as object) }));
   const jsonSchema = route.requestBody?.content['application/json'];
-  const validateBody = jsonSchema ? shared.compile(jsonSchema as object) : null;
+  const validateBody = jsonSchema ? compileOnFirstUse(jsonSchema as object) : null;
   const bodyRequired = route.requestBody?.required ?? false;
 
   return (input) => {

@@ -21,6 +21,8 @@ export interface AccountKey {
   readonly privateKey: CryptoKey;
   /** The public half, as served in the JWKS. */
   readonly publicJwk: JWK;
+  /** The private JWK as stored; the embedded OAuth server (src/oauth) signs its access tokens with it. */
+  readonly privateJwk: JWK;
 }
 
 /** The keys of the embedded Account in one process: one to sign with, all of them to verify with. */
@@ -104,7 +106,7 @@ async function readOrCreateJwk(file: string): Promise<JWK> {
 
 async function toAccountKey(jwk: JWK): Promise<AccountKey> {
   const privateKey = (await importJWK(jwk, SIGNING_ALG)) as CryptoKey;
-  return { kid: jwk.kid as string, privateKey, publicJwk: toPublicJwk(jwk) };
+  return { kid: jwk.kid as string, privateKey, publicJwk: toPublicJwk(jwk), privateJwk: jwk };
 }
 
 /** Loads (or creates) the data folder's signing key; `:memory:` data dirs get a key that lives in memory only. */

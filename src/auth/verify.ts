@@ -59,14 +59,15 @@ function classifyJoseError(err: unknown): TokenFailureReason {
 }
 
 function readIdentity(payload: JWTPayload): Identity {
-  const { sub, org, scope, token_type: tokenType, jti, exp } = payload as JWTPayload & Record<string, unknown>;
+  const { sub, org, scope, token_type: tokenType, jti, exp, writes_approved: writesApproved } = payload as JWTPayload & Record<string, unknown>;
   const valid = typeof sub === 'string' && sub !== '' && typeof org === 'string' && org !== ''
     && typeof scope === 'string' && (tokenType === 'oauth' || tokenType === 'personal')
     && typeof jti === 'string' && jti !== '' && typeof exp === 'number';
   if (!valid) throw new TokenRejected('invalid_claims');
   let scopes = parseScopes(scope);
-  // docs/security.md#identity-and-tokens: the OAuth flow grants read scopes only, whatever the token claims.
-  if (tokenType === 'oauth') scopes = new Set([...scopes].filter((s) => !isWriteScope(s)));
+  // docs/security.md#identity-and-tokens: an OAuth token keeps write scopes only when the person
+  // approved changes on the consent page, which the Account states with `writes_approved`.
+  if (tokenType === 'oauth' && writesApproved !== true) scopes = new Set([...scopes].filter((s) => !isWriteScope(s)));
   return { personId: sub, organizationId: org, scopes, tokenType: tokenType as TokenType, tokenId: jti, expiresAt: exp };
 }
 

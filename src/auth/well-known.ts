@@ -1,6 +1,8 @@
 /**
  * The `/.well-known/*` documents: RFC 9728 protected-resource metadata for `/mcp` (and `/v1`),
- * and — only when the Account is embedded — its JWKS and RFC 8414 issuer metadata.
+ * and — only when the Account is embedded — its JWKS. The embedded Account's RFC 8414 metadata is
+ * served by its authorization server (src/oauth); with ACCOUNT_ISSUER the protected-resource
+ * metadata names the external Account and nothing here describes an authorization server.
  * Serving them is all this module does; nothing here verifies a token.
  */
 import Router from '@koa/router';
@@ -26,22 +28,14 @@ function describeResource(options: WellKnownOptions, resourcePath: '/mcp' | '/v1
   };
 }
 
-function describeIssuer(options: WellKnownOptions): Record<string, unknown> {
-  return {
-    issuer: options.issuer,
-    jwks_uri: `${options.publicUrl}/.well-known/jwks.json`,
-    scopes_supported: ALL_SCOPES,
-    // RFC 8414 requires this field; the embedded Account mints personal tokens only (npm run token).
-    response_types_supported: ['code'],
-  };
-}
-
 export function createWellKnownRouter(options: WellKnownOptions): Router {
   const router = new Router();
   const mcp = describeResource(options, '/mcp');
   const api = describeResource(options, '/v1');
   const send = (body: unknown) => (ctx: { set(field: string, value: string): void; body: unknown }) => {
     ctx.set('Cache-Control', 'public, max-age=300');
+    // Public documents: browser-based MCP clients read them from their own origin.
+    ctx.set('Access-Control-Allow-Origin', '*');
     ctx.body = body;
   };
   router.get(PROTECTED_RESOURCE_PATH, send(mcp));
@@ -50,7 +44,6 @@ export function createWellKnownRouter(options: WellKnownOptions): Router {
   const { embeddedJwks } = options;
   if (embeddedJwks) {
     router.get('/.well-known/jwks.json', async (ctx) => send(await embeddedJwks())(ctx));
-    router.get('/.well-known/oauth-authorization-server', send(describeIssuer(options)));
   }
   return router;
 }

@@ -8,7 +8,7 @@
  * Redis failure mode: FAIL OPEN, degraded to per-process memory counters (see `failOver`), behind
  * a circuit breaker so that a hung Redis costs one command timeout, not one per call.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import CircuitBreaker from 'opossum';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
@@ -190,7 +190,10 @@ class RedisWindowStore implements WindowStore {
 // Redis connection and failure handling
 // ---------------------------------------------------------------------------------------------
 
-function connectRedis(url: string): Redis {
+async function connectRedis(url: string): Promise<Redis> {
+  // Loaded only when REDIS_URL is set: the embedded default never needs it, and importing it is
+  // a tenth of the server's start-up (bench/README.md, Start-up).
+  const { Redis } = await import('ioredis');
   // No offline queue and short timeouts: while Redis is down a command fails at once instead of
   // holding the request, and the limiter fails over to memory (see failOver).
   return new Redis(url, {
@@ -271,7 +274,7 @@ export async function createLimits(config: Config, logger: Logger, metrics: Metr
   const now = options.now ?? Date.now;
   const prefix = options.keyPrefix ?? config.redisKeyPrefix;
   const { failOver: failOverVia, reportFailure } = createFailOver(logger, metrics, options.errorLogIntervalMs ?? 30_000, now);
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : null;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
   const breaker = redis ? createRedisBreaker(redis, options.redisRetryIntervalMs ?? 1_000, reportFailure, logger) : null;
   const failOver = <T>(primary: () => Promise<T>, fallback: () => Promise<T>, what: string): Promise<T> =>
     failOverVia(breaker, primary, fallback, what);

@@ -3,6 +3,8 @@
  * Pure data; the per-request era decision lives in `era.ts`.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 export const MODERN_VERSION = '2026-07-28';
 export const LEGACY_VERSIONS = ['2025-06-18', '2025-03-26'] as const;
@@ -39,8 +41,13 @@ export function knowsTitles(era: Era): boolean {
   return era.version !== '2025-03-26';
 }
 
+/** `outputSchema` and `structuredContent` arrived in 2025-06-18 (docs/protocol.md#tools). */
+export function knowsStructuredOutput(era: Era): boolean {
+  return era.version !== '2025-03-26';
+}
+
 function readPackageVersion(): string {
-  const raw = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  const raw = readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8');
   const version = (JSON.parse(raw) as { version?: unknown }).version;
   return typeof version === 'string' ? version : '0.0.0';
 }

@@ -240,6 +240,15 @@ describe('auth.bearer(audience, limits)', () => {
     expect(res.body.scopes).to.deep.equal(['finance.payables']);
   });
 
+  it('keeps the write scopes of an OAuth token that states the person approved changes (writes_approved)', async () => {
+    const token = await craftToken(buildDefaultClaims(app), {
+      key: key.privateKey, kid: key.kid, claims: { token_type: 'oauth', writes_approved: true, scope: 'finance.payables finance.payables.write' },
+    });
+    const res = await call(mcp, bearer(token));
+    expect(res.status).to.equal(200);
+    expect(res.body.scopes).to.deep.equal(['finance.payables', 'finance.payables.write']);
+  });
+
   it('returns 400 invalid_request when the token is in the query string', async () => {
     const token = await app.mintToken({ person: 'ana@demo.test' });
     const res = await call(mcp, {}, `?access_token=${token}`);

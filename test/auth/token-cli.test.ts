@@ -1,27 +1,38 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { decodeJwt } from 'jose';
 import { startTestApp, DEMO, type TestApp } from '../helpers/index.js';
 import { startProbe, type Probe } from './bearer-probe.js';
-import { parseArgs, parseTtl } from '../../src/auth/token-args.js';
+import { checkScopes, checkTtl, formatTtl, parseArgs, parseTtl, tokenCommandFor } from '../../src/auth/token-args.js';
 import { MintError } from '../../src/auth/mint.js';
+import { PACKAGE_ROOT } from '../../src/package-root.js';
+import { freePort } from '../helpers/ports.js';
 
 const PUBLIC_URL = 'http://kobana.test:3000';
 const CLI = path.resolve('src/auth/token-cli.ts');
+/** tsx by URL, so `--import` finds it from any working folder. */
+const TSX = import.meta.resolve('tsx');
 
 interface CliResult { code: number | null; stdout: string; stderr: string }
 
-/** Runs `npm run token -- …` the way the script does (tsx), on this Node, with SQLite in dataDir. */
-function runTokenCli(dataDir: string, args: string[]): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PUBLIC_URL };
+/**
+ * Runs the token command's code (src/auth/token-cli.ts, through tsx as the tests run src/) on this
+ * Node, with SQLite in dataDir. `env` overrides PUBLIC_URL and friends (a value of undefined
+ * removes the variable); `cwd` is the working folder.
+ */
+function runTokenCli(dataDir: string, args: string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PUBLIC_URL, ...options.env };
+  for (const [name, value] of Object.entries(options.env ?? {})) if (value === undefined) delete env[name];
   delete env.DATABASE_URL;
   delete env.ACCOUNT_ISSUER;
   delete env.ACCOUNT_JWKS_URL;
+  delete env.TOKEN_MAX_LIFETIME_SECONDS;
+  if (options.env?.TOKEN_MAX_LIFETIME_SECONDS) env.TOKEN_MAX_LIFETIME_SECONDS = options.env.TOKEN_MAX_LIFETIME_SECONDS;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], { env, cwd: options.cwd ?? PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
@@ -68,11 +79,62 @@ describe('npm run token (src/auth/token-cli.ts)', function () {
     }
   });
 
-  it('refuses a --ttl above TOKEN_MAX_LIFETIME_SECONDS (the server would refuse the token), naming the variable', async () => {
-    const result = await runTokenCli(dataDir, ['--person', 'ana@demo.test', '--ttl', '31d']);
+  it('refuses a --ttl above TOKEN_MAX_LIFETIME_SECONDS (the server would refuse the token), naming the limit and the variable', async () => {
+    for (const ttl of ['31d', '3650d']) {
+      const result = await runTokenCli(dataDir, ['--person', 'ana@demo.test', '--ttl', ttl]);
+      expect(result.code, ttl).to.equal(1);
+      expect(result.stdout, ttl).to.equal('');
+      expect(result.stderr, ttl).to.equal(`--ttl ${ttl} is longer than the server accepts: at most 30d (TOKEN_MAX_LIFETIME_SECONDS=2592000).\n`);
+    }
+  });
+
+  it('reads TOKEN_MAX_LIFETIME_SECONDS as the server does: a lower maximum refuses a default one-hour token', async () => {
+    const result = await runTokenCli(dataDir, ['--person', 'ana@demo.test'], { env: { TOKEN_MAX_LIFETIME_SECONDS: '600' } });
     expect(result.code).to.equal(1);
     expect(result.stdout).to.equal('');
-    expect(result.stderr).to.match(/TOKEN_MAX_LIFETIME_SECONDS \(2592000 s\)/);
+    expect(result.stderr).to.contain('--ttl 1h is longer than the server accepts: at most 10m (TOKEN_MAX_LIFETIME_SECONDS=600)');
+  });
+
+  it('refuses unknown scopes by name, listing the scopes there are (a token for them would reach nothing)', async () => {
+    const result = await runTokenCli(dataDir, ['--person', 'ana@demo.test', '--scope', 'finance.everything']);
+    expect(result.code).to.equal(1);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.match(/^Unknown scope "finance\.everything"\. Scopes: finance\.all finance\.all\.write /);
+    const mixed = await runTokenCli(dataDir, ['--person', 'ana@demo.test', '--scope', 'finance.payables finance.payable.write finance.al']);
+    expect(mixed.code).to.equal(1);
+    expect(mixed.stdout).to.equal('');
+    expect(mixed.stderr).to.match(/^Unknown scopes "finance\.payable\.write", "finance\.al"\./);
+  });
+
+  it('refuses an empty --scope', async () => {
+    const result = await runTokenCli(dataDir, ['--person', 'ana@demo.test', '--scope', ' ']);
+    expect(result.code).to.equal(1);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.match(/^--scope is empty/);
+  });
+
+  it('refuses a person whose membership is inactive (the server would answer membership_inactive to every call)', async () => {
+    const result = await runTokenCli(dataDir, ['--person', 'carla@demo.test']);
+    expect(result.code).to.equal(1);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.match(/membership is inactive/);
+    expect(result.stderr).to.not.contain('carla');
+  });
+
+  it('reads PORT and a relative DATA_DIR as the server does, from any working folder', async () => {
+    // DATA_DIR relative to the project folder, run from another folder: the store lands where
+    // the server (which resolves it the same way) looks for it, not under the working folder.
+    const relative = path.relative(PACKAGE_ROOT, dataDir);
+    const elsewhere = await fs.mkdtemp(path.join(os.tmpdir(), 'kobana-cwd-'));
+    try {
+      const result = await runTokenCli(relative, ['--person', 'ana@demo.test'], { cwd: elsewhere, env: { PUBLIC_URL: undefined, PORT: '4321' } });
+      expect(result.stderr).to.equal('');
+      expect(result.code).to.equal(0);
+      expect(decodeJwt(result.stdout.trim())).to.include({ iss: 'http://localhost:4321', aud: 'http://localhost:4321/mcp' });
+      expect(await fs.readdir(elsewhere)).to.deep.equal([]);
+    } finally {
+      await fs.rm(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('mints finance.security.write when asked, and the server lets that token reach the Seguridad settings', async () => {
@@ -134,6 +196,72 @@ describe('npm run token (src/auth/token-cli.ts)', function () {
   });
 });
 
+describe('the start-up banner\'s token command (src/main.ts)', function () {
+  this.timeout(120_000);
+
+  it('prints the exact command, with PORT and DATA_DIR, and that command run as printed mints a token the server accepts', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'kobana-banner-'));
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'PUBLIC_URL', 'ACCOUNT_ISSUER', 'ACCOUNT_JWKS_URL', 'TOKEN_MAX_LIFETIME_SECONDS']) delete env[name];
+    const server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: PACKAGE_ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const command = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        server.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /Mint a token: (.+)\n/.exec(out);
+          if (match) resolve(match[1] as string);
+        });
+        server.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+      });
+      expect(command).to.equal(`PORT=${port} DATA_DIR=${dataDir} npm run -s token -- --person ana@demo.test --scope "finance.all.write"`);
+      // As a person would paste it, from a folder of the project other than its root. npm runs
+      // the built command (dist/), which `npm run build` produced before the tests in CI.
+      const minted = spawnSync('bash', ['-c', command], { cwd: path.join(PACKAGE_ROOT, 'src'), env: { ...env, PORT: undefined, DATA_DIR: undefined }, encoding: 'utf8' });
+      expect(minted.status, minted.stderr).to.equal(0);
+      const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${minted.stdout.trim()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(res.status).to.equal(200);
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve(null)));
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('tokenCommandFor(config): the command the banner prints', () => {
+  const root = '/srv/kobana';
+  it('is the bare command on the defaults', () => {
+    expect(tokenCommandFor({ port: 3000, publicUrl: 'http://localhost:3000', dataDir: '/srv/kobana/data' }, root))
+      .to.equal('npm run -s token -- --person ana@demo.test --scope "finance.all.write"');
+  });
+  it('names PUBLIC_URL when it is set (the port then does not matter), and quotes values a shell would split', () => {
+    expect(tokenCommandFor({ port: 8080, publicUrl: 'https://finance.example.com', dataDir: '/var/lib/kobana data' }, root))
+      .to.equal(`PUBLIC_URL=https://finance.example.com DATA_DIR='/var/lib/kobana data' npm run -s token -- --person ana@demo.test --scope "finance.all.write"`);
+  });
+});
+
+describe('the checks of npm run token', () => {
+  it('checkScopes accepts every scope the server knows and refuses others', () => {
+    expect(() => checkScopes('finance.all.write finance.security.write finance.money.write')).to.not.throw();
+    expect(() => checkScopes('finance.everything')).to.throw(MintError, 'Unknown scope "finance.everything"');
+    expect(() => checkScopes('FINANCE.ALL')).to.throw(MintError, 'Unknown scope');
+  });
+  it('checkTtl allows the maximum itself and refuses one second more', () => {
+    expect(() => checkTtl(2_592_000, 2_592_000)).to.not.throw();
+    expect(() => checkTtl(2_592_001, 2_592_000)).to.throw(MintError, 'at most 30d');
+    expect(() => checkTtl(0, 2_592_000)).to.throw(MintError);
+  });
+  it('formatTtl picks the largest exact unit', () => {
+    expect([formatTtl(2_592_000), formatTtl(5400), formatTtl(3600), formatTtl(61)]).to.deep.equal(['30d', '90m', '1h', '61s']);
+  });
+});
+
 describe('parseArgs(argv) of npm run token', () => {
   it('reads every flag and converts the ttl', () => {
     expect(parseArgs(['--person', 'ana@demo.test', '--scope', 'finance.all.write', '--type', 'oauth', '--aud', 'api', '--ttl', '30m']))
@@ -144,7 +272,7 @@ describe('parseArgs(argv) of npm run token', () => {
     expect([parseTtl('90'), parseTtl('90s'), parseTtl('2m'), parseTtl('1h'), parseTtl('7d')]).to.deep.equal([90, 90, 120, 3600, 604_800]);
   });
 
-  for (const args of [[], ['--person'], ['--bogus', 'x'], ['--person', 'a@b', '--aud', 'web'], ['--person', 'a@b', '--type', 'robot'], ['--person', 'a@b', '--ttl', 'soon']]) {
+  for (const args of [[], ['--person'], ['--bogus', 'x'], ['--person', 'a@b', '--aud', 'web'], ['--person', 'a@b', '--type', 'robot'], ['--person', 'a@b', '--ttl', 'soon'], ['--person', 'a@b', '--scope', 'finance.everything']]) {
     it(`rejects ${JSON.stringify(args)}`, () => {
       expect(() => parseArgs(args)).to.throw(MintError);
     });

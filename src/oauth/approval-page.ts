@@ -1,0 +1,103 @@
+/**
+ * The approval link's page (docs/security.md#approval-links): `GET /account/approvals/:id` shows
+ * the exact sentence of the destructive call and a sign-in form; `POST` approves it when the
+ * person who signs in is the person the call was made for. An agent holding only its token cannot
+ * approve: the page wants the person's own sign-in. Same CSRF, Origin and header rules as the
+ * sign-in pages; failed sign-ins count against the address's failed-authentication limit.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import Router from '@koa/router';
+import type Koa from 'koa';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { HttpError } from '../http/errors.js';
+import { throttleFailure, type AuthLimits } from '../http/limits.js';
+import { APPROVAL_PATH, type ApprovalLinks } from './approvals.js';
+import { signIn } from './people.js';
+import { escapeHtml, pageHeaders, renderError, renderPage } from './pages.js';
+import { readForm } from './form.js';
+
+export interface ApprovalPageOptions {
+  readonly db: Kysely<Database>;
+  readonly approvals: ApprovalLinks;
+  readonly publicUrl: string;
+  readonly csrfKey: string;
+  readonly demoSignIn: boolean;
+  readonly limits: AuthLimits;
+}
+
+function send(ctx: Koa.Context, page: { body: string; nonce: string }, status = 200): void {
+  ctx.set(pageHeaders(page));
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = page.body;
+}
+
+export function createApprovalRouter(options: ApprovalPageOptions): Router {
+  const router = new Router({ prefix: APPROVAL_PATH });
+  const ownOrigin = new URL(options.publicUrl).origin;
+  const csrfFor = (id: string) => createHmac('sha256', options.csrfKey).update(`approval:${id}`).digest('base64url');
+
+  function renderApproval(id: string, message: string, expiresAt: number, error?: string) {
+    const minutes = Math.max(1, Math.round((expiresAt - Date.now() / 1000) / 60));
+    return renderPage('Approve an action', `<h1>Approve an action</h1>
+<p>Your assistant asked to do this, and needs your approval:</p>
+<p><strong>${escapeHtml(message)}</strong></p>
+<p class="muted">It can then do it once, with exactly these details, within about ${minutes} minute(s).</p>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="${APPROVAL_PATH}/${escapeHtml(id)}">
+<input type="hidden" name="csrf" value="${escapeHtml(csrfFor(id))}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button class="primary" type="submit">Sign in and approve</button>
+</form>`);
+  }
+
+  router.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      if (err.status === 429) ctx.set(err.headers);
+      send(ctx, renderError('Approval failed', err.message), err.status);
+    }
+  });
+
+  const gone = () => new HttpError(404, 'This approval link has expired or does not exist. Ask your assistant to try again.');
+
+  router.get('/:id', async (ctx) => {
+    const approval = await options.approvals.read(ctx.params.id as string);
+    if (approval === undefined) throw gone();
+    if (approval.approved) {
+      send(ctx, renderPage('Approved', '<h1>Approved</h1><p>Your assistant can now do it once.</p>'));
+      return;
+    }
+    send(ctx, renderApproval(ctx.params.id as string, approval.message, approval.expiresAt));
+  });
+
+  router.post('/:id', async (ctx) => {
+    const id = ctx.params.id as string;
+    const form = await readForm(ctx);
+    const origin = ctx.get('origin');
+    const given = Buffer.from(form.get('csrf') ?? '');
+    const expected = Buffer.from(csrfFor(id));
+    if ((origin !== '' && origin !== ownOrigin) || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new HttpError(403, 'The form has expired; open the link again.');
+    }
+    const approval = await options.approvals.read(id);
+    if (approval === undefined) throw gone();
+    const result = await signIn(options.db, form.get('email') ?? '', form.get('password') ?? '', options.demoSignIn);
+    if (!result.ok) {
+      await throttleFailure(options.limits, ctx.ip);
+      send(ctx, renderApproval(id, approval.message, approval.expiresAt, 'Wrong email or password.'), 401);
+      return;
+    }
+    if (result.person.personId !== approval.personId || result.person.organizationId !== approval.organizationId) {
+      throw new HttpError(403, 'This action was asked for by someone else; only that person can approve it.');
+    }
+    if (!(await options.approvals.approve(id))) throw gone();
+    send(ctx, renderPage('Approved', '<h1>Approved</h1><p>Go back to your assistant: it can now do it once.</p>'));
+  });
+
+  return router;
+}

@@ -1,0 +1,181 @@
+/**
+ * The sign-in and consent pages of an authorization request (docs/security.md#oauth-login):
+ * `GET /account/interaction/:uid` shows the page the request needs next; the forms post to
+ * `…/login` and `…/consent`. Each post must carry the page's CSRF token (an HMAC of the
+ * interaction id) and, when the browser sends one, our own Origin; the interaction itself is
+ * bound to the browser by oidc-provider's cookie. Failed sign-ins count against the address's
+ * failed-authentication limit.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import Router from '@koa/router';
+import type Koa from 'koa';
+import type Provider from 'oidc-provider';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { HttpError } from '../http/errors.js';
+import { throttleFailure, type AuthLimits } from '../http/limits.js';
+import { INTERACTION_PREFIX } from './provider.js';
+import { DEMO_PASSWORD, describePerson, findActiveOrganization, signIn } from './people.js';
+import { OIDC_SCOPES, describeScope, grantedScopes, isFinanceScope } from './scopes.js';
+import { pageHeaders, renderConsent, renderError, renderLogin, type ClientView, type Page } from './pages.js';
+import { isWriteScope } from '../identity/scopes.js';
+import { DEMO_MEMBERS } from '../seed/identity.js';
+import { readForm } from './form.js';
+
+export interface InteractionOptions {
+  readonly provider: Provider;
+  readonly db: Kysely<Database>;
+  readonly publicUrl: string;
+  readonly csrfKey: string;
+  readonly demoSignIn: boolean;
+  readonly limits: AuthLimits;
+  /** The resource of a request that names none (RFC 8707): the MCP endpoint. */
+  readonly defaultResource: string;
+}
+
+function requestedResources(param: unknown, fallback: string): string[] {
+  const values = Array.isArray(param) ? param : param === undefined ? [] : [param];
+  const resources = values.filter((v): v is string => typeof v === 'string' && v !== '');
+  return resources.length > 0 ? resources : [fallback];
+}
+
+function send(ctx: Koa.Context, page: Page, status = 200): void {
+  ctx.set(pageHeaders(page));
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = page.body;
+}
+
+/**
+ * 303 to oidc-provider's resume URL as a path: the provider builds it from the request's Host,
+ * which behind a load balancer may be a replica's own address; the path resolves against the
+ * page's real (public) origin.
+ */
+function redirectWithin(ctx: Koa.Context, returnTo: string): void {
+  const url = new URL(returnTo, 'http://placeholder.invalid');
+  ctx.status = 303;
+  ctx.redirect(`${url.pathname}${url.search}`);
+}
+
+export function createInteractionRouter(options: InteractionOptions): Router {
+  const { provider, db } = options;
+  const router = new Router({ prefix: INTERACTION_PREFIX });
+  const ownOrigin = new URL(options.publicUrl).origin;
+  const csrfFor = (uid: string) => createHmac('sha256', options.csrfKey).update(`csrf:${uid}`).digest('base64url');
+  const demoHint = options.demoSignIn
+    ? `Demo: sign in as ${DEMO_MEMBERS.filter((m) => m.status === 'active').map((m) => m.email).join(' or ')} with the password "${DEMO_PASSWORD}".`
+    : undefined;
+
+  function assertSameOriginPost(ctx: Koa.Context, uid: string, form: URLSearchParams): void {
+    const origin = ctx.get('origin');
+    if (origin !== '' && origin !== ownOrigin) throw new HttpError(403, 'Cross-site form posts are refused.');
+    const given = Buffer.from(form.get('csrf') ?? '');
+    const expected = Buffer.from(csrfFor(uid));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new HttpError(403, 'The form has expired; start again.');
+  }
+
+  async function clientView(clientId: string | undefined, redirectUri: unknown): Promise<ClientView> {
+    const client = clientId === undefined ? undefined : await provider.Client.find(clientId);
+    let redirectOrigin = 'an unknown address';
+    try {
+      redirectOrigin = new URL(String(redirectUri)).origin;
+    } catch {
+      // A private-use scheme has no origin worth showing; the client name stays.
+      if (typeof redirectUri === 'string') redirectOrigin = redirectUri.split(':')[0] ?? redirectOrigin;
+    }
+    const name = typeof client?.clientName === 'string' && client.clientName !== '' ? client.clientName : 'An unnamed application';
+    return { name, redirectOrigin };
+  }
+
+  // Errors on these pages render as HTML, never as the JSON of the API surfaces.
+  router.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const status = err instanceof HttpError ? err.status : (err as { name?: string }).name === 'SessionNotFound' ? 400 : 500;
+      if (status === 500) ctx.app.emit('error', err, ctx);
+      if (err instanceof HttpError && err.status === 429) ctx.set(err.headers);
+      const message = err instanceof HttpError ? err.message
+        : status === 400 ? 'This sign-in has expired or was opened in another browser.' : 'Something went wrong.';
+      send(ctx, renderError('Sign-in failed', message), status);
+    }
+  });
+
+  router.get('/:uid', async (ctx) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const uid = details.uid;
+    const client = await clientView(details.params.client_id as string | undefined, details.params.redirect_uri);
+    if (details.prompt.name === 'login') {
+      send(ctx, renderLogin({ action: `${INTERACTION_PREFIX}/${uid}/login`, csrf: csrfFor(uid), client, ...(demoHint ? { demoHint } : {}) }));
+      return;
+    }
+    const accountId = details.session?.accountId;
+    const organizationId = accountId === undefined ? null : await findActiveOrganization(db, accountId);
+    const person = accountId === undefined || organizationId === null ? null : await describePerson(db, accountId, organizationId);
+    if (person === null) throw new HttpError(403, 'This person has no active membership.');
+    const requested = String(details.params.scope ?? '').split(' ').filter((s) => isFinanceScope(s));
+    send(ctx, renderConsent({
+      action: `${INTERACTION_PREFIX}/${uid}/consent`,
+      csrf: csrfFor(uid),
+      client,
+      person,
+      workspaces: person.workspaces,
+      reads: requested.filter((s) => !isWriteScope(s)).map(describeScope),
+      writes: requested.filter(isWriteScope).map(describeScope),
+      refresh: String(details.params.scope ?? '').split(' ').includes('offline_access'),
+    }));
+  });
+
+  router.post('/:uid/login', async (ctx) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const form = await readForm(ctx);
+    assertSameOriginPost(ctx, details.uid, form);
+    if (details.prompt.name !== 'login') throw new HttpError(400, 'This sign-in is not waiting for a password.');
+    const email = form.get('email') ?? '';
+    const result = await signIn(db, email, form.get('password') ?? '', options.demoSignIn);
+    if (!result.ok) {
+      await throttleFailure(options.limits, ctx.ip);
+      const client = await clientView(details.params.client_id as string | undefined, details.params.redirect_uri);
+      const error = result.reason === 'inactive' ? 'This person has no active membership.' : 'Wrong email or password.';
+      send(ctx, renderLogin({
+        action: `${INTERACTION_PREFIX}/${details.uid}/login`, csrf: csrfFor(details.uid), client, email, error, ...(demoHint ? { demoHint } : {}),
+      }), 401);
+      return;
+    }
+    const returnTo = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId: result.person.personId } }, { mergeWithLastSubmission: false });
+    redirectWithin(ctx, returnTo);
+  });
+
+  router.post('/:uid/consent', async (ctx) => {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    const form = await readForm(ctx);
+    assertSameOriginPost(ctx, details.uid, form);
+    if (details.prompt.name !== 'consent' || details.session?.accountId === undefined) throw new HttpError(400, 'This sign-in is not waiting for consent.');
+    // The membership may have ended since the sign-in.
+    if (await findActiveOrganization(db, details.session.accountId) === null) throw new HttpError(403, 'This person has no active membership.');
+    let result;
+    if (form.get('decision') !== 'approve') {
+      result = { error: 'access_denied', error_description: 'The person denied access.' };
+    } else {
+      const grant = new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id as string });
+      const requested = String(details.params.scope ?? '').split(' ');
+      const granted = grantedScopes(requested, form.get('allow_writes') === 'yes');
+      // Every requested scope is decided: granted, or rejected (a scope neither granted nor
+      // rejected would bring the consent page back). The finance scopes are also OpenID-level
+      // scopes of oidc-provider (registration validates against those), so they are decided twice.
+      const rejected = requested.filter((s) => isFinanceScope(s) && !granted.includes(s));
+      const oidc = [...requested.filter((s) => OIDC_SCOPES.includes(s)), ...granted];
+      if (oidc.length > 0) grant.addOIDCScope(oidc.join(' '));
+      if (rejected.length > 0) grant.rejectOIDCScope(rejected.join(' '));
+      for (const resource of requestedResources(details.params.resource, options.defaultResource)) {
+        if (granted.length > 0) grant.addResourceScope(resource, granted.join(' '));
+        if (rejected.length > 0) grant.rejectResourceScope(resource, rejected.join(' '));
+      }
+      result = { consent: { grantId: await grant.save() } };
+    }
+    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: true });
+    redirectWithin(ctx, returnTo);
+  });
+
+  return router;
+}

@@ -1,0 +1,66 @@
+/**
+ * Who signs in on the embedded Account's pages (docs/security.md#oauth-login). The embedded
+ * Account keeps no passwords: the demo people (src/seed) sign in with the documented demo
+ * password while demo data is on (`SEED_DEMO_DATA`, the embedded default); anyone else signs in
+ * at an external Account (`ACCOUNT_ISSUER`). A person needs an active membership; the token's
+ * organization is the first active one.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { DEMO_MEMBERS } from '../seed/identity.js';
+
+export const DEMO_PASSWORD = 'demo';
+
+const DEMO_PERSON_IDS: ReadonlySet<string> = new Set(DEMO_MEMBERS.map((m) => m.personId));
+
+export interface SignedInPerson {
+  readonly personId: string;
+  readonly organizationId: string;
+}
+
+export type SignInResult = { ok: true; person: SignedInPerson } | { ok: false; reason: 'invalid' | 'inactive' };
+
+function samePassword(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** The organization of the person's first active membership, or null. */
+export async function findActiveOrganization(db: Kysely<Database>, personId: string): Promise<string | null> {
+  const row = await db.selectFrom('memberships').select('organization_id')
+    .where('person_id', '=', personId).where('status', '=', 'active')
+    .orderBy('created_at').orderBy('id').executeTakeFirst();
+  return row?.organization_id ?? null;
+}
+
+export async function signIn(db: Kysely<Database>, email: string, password: string, demoEnabled: boolean): Promise<SignInResult> {
+  const person = await db.selectFrom('persons').select(['id', 'deleted_at'])
+    .where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+  // One answer for an unknown email and a wrong password, so emails cannot be probed.
+  const known = person !== undefined && person.deleted_at === null && demoEnabled && DEMO_PERSON_IDS.has(person.id);
+  if (!samePassword(password, DEMO_PASSWORD) || !known) return { ok: false, reason: 'invalid' };
+  const organizationId = await findActiveOrganization(db, person.id);
+  if (organizationId === null) return { ok: false, reason: 'inactive' };
+  return { ok: true, person: { personId: person.id, organizationId } };
+}
+
+export interface PersonSummary {
+  readonly name: string;
+  readonly email: string;
+  /** Names of the workspaces the person reaches in the organization. */
+  readonly workspaces: readonly string[];
+}
+
+export async function describePerson(db: Kysely<Database>, personId: string, organizationId: string): Promise<PersonSummary | null> {
+  const person = await db.selectFrom('persons').select(['name', 'email']).where('id', '=', personId).executeTakeFirst();
+  const membership = await db.selectFrom('memberships').select(['id', 'is_admin'])
+    .where('person_id', '=', personId).where('organization_id', '=', organizationId).executeTakeFirst();
+  if (person === undefined || membership === undefined) return null;
+  const rows = membership.is_admin === 1
+    ? await db.selectFrom('workspaces').select('name').where('organization_id', '=', organizationId).orderBy('name').execute()
+    : await db.selectFrom('membership_workspaces as mw').innerJoin('workspaces as w', 'w.id', 'mw.workspace_id')
+      .select('w.name').where('mw.membership_id', '=', membership.id).where('w.organization_id', '=', organizationId)
+      .orderBy('w.name').execute();
+  return { name: person.name, email: person.email, workspaces: rows.map((r) => r.name) };
+}

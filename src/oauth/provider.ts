@@ -1,0 +1,184 @@
+/**
+ * The oidc-provider configuration of the embedded Account's OAuth 2.1 authorization server
+ * (docs/security.md#oauth-login): issuer = PUBLIC_URL (the `iss` the resource server already
+ * expects), authorization code + PKCE S256 only, open dynamic client registration for public
+ * clients, RFC 8707 resource indicators → JWT access tokens (`typ at+jwt`, ES256, signed with the
+ * Account key the resource server trusts) whose `aud` is `/mcp` or `/v1`, refresh-token rotation,
+ * revocation. State lives in the database (adapter.ts).
+ */
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import type { AccountKey } from '../auth/account-key.js';
+import type { Audience } from '../auth/types.js';
+import { ALL_SCOPES, isWriteScope } from '../identity/scopes.js';
+import type { RevocationList } from '../auth/revocation.js';
+import { createAdapterFactory, ISSUED_ACCESS_TOKEN } from './adapter.js';
+import { findActiveOrganization } from './people.js';
+import { OIDC_SCOPES } from './scopes.js';
+import { renderError, pageHeaders } from './pages.js';
+
+/** Paths of the authorization server (all under PUBLIC_URL). */
+export const OAUTH_ROUTES = {
+  authorization: '/authorize',
+  token: '/token',
+  registration: '/register',
+  revocation: '/revoke',
+  jwks: '/.well-known/jwks.json',
+} as const;
+
+export const INTERACTION_PREFIX = '/account/interaction';
+
+/** Access tokens live one hour at most (and never beyond TOKEN_MAX_LIFETIME_SECONDS). */
+const ACCESS_TOKEN_TTL_SECONDS = 3600;
+const DAY = 86_400;
+
+export interface ProviderOptions {
+  readonly issuer: string;
+  readonly audiences: Readonly<Record<Audience, string>>;
+  readonly db: Kysely<Database>;
+  readonly signingKey: AccountKey;
+  readonly cookieKeys: readonly string[];
+  readonly maxLifetimeSeconds: number;
+  readonly trustProxy: boolean;
+  readonly revocation: RevocationList;
+}
+
+/** Redirect URIs a registered client may use: https anywhere, http on loopback only, or a private-use scheme (RFC 8252). */
+export function isAllowedRedirectUri(uri: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.hash !== '') return false;
+  if (url.protocol === 'https:') return true;
+  if (url.protocol === 'http:') return ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+  // Private-use schemes are reverse domain names (com.example.app:/cb); never javascript:, data: and the like.
+  return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol);
+}
+
+/**
+ * oidc-provider calls the validator once per custom property only, so the registration policy
+ * hangs on one (never sent by clients) and checks the whole metadata from there.
+ */
+const POLICY_PROPERTY = 'urn:kobana:registration-policy';
+
+function validateClientMetadata(ctx: KoaContextWithOIDC | undefined, _key: string, _value: unknown, metadata: Record<string, unknown>): void {
+  // Runs for registrations (ctx set), not for clients read back from storage.
+  if (ctx === undefined) return;
+  const uris = Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris : [];
+  if (!uris.every((u) => typeof u === 'string' && isAllowedRedirectUri(u))) {
+    throw new errors.InvalidRedirectUri('redirect_uris must be https, http on a loopback address, or a private-use scheme');
+  }
+  if (metadata.token_endpoint_auth_method !== undefined && metadata.token_endpoint_auth_method !== 'none') {
+    throw new errors.InvalidClientMetadata('only public clients (token_endpoint_auth_method none) can register');
+  }
+}
+
+export function createProvider(options: ProviderOptions): Provider {
+  const { audiences, db } = options;
+  const resources = new Map<string, Audience>([[audiences.mcp, 'mcp'], [audiences.api, 'api']]);
+  const accessTokenTTL = Math.min(ACCESS_TOKEN_TTL_SECONDS, options.maxLifetimeSeconds);
+  const configuration: Configuration = {
+    adapter: createAdapterFactory(db, { revocation: options.revocation }),
+    clients: [],
+    jwks: { keys: [{ ...options.signingKey.privateJwk }] as never },
+    cookies: {
+      keys: [...options.cookieKeys],
+      // Not the defaults (`_session`…): cookies are not port-scoped, so other local apps would collide.
+      names: { session: 'kf_session', interaction: 'kf_interaction', resume: 'kf_resume' },
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    scopes: [...OIDC_SCOPES, ...ALL_SCOPES],
+    claims: { openid: ['sub'] },
+    responseTypes: ['code'],
+    clientAuthMethods: ['none'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    extraClientMetadata: { properties: [POLICY_PROPERTY], validator: validateClientMetadata as never },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    pkce: { required: () => true },
+    routes: OAUTH_ROUTES,
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}/${interaction.uid}` },
+    async findAccount(_ctx, sub) {
+      const person = await db.selectFrom('persons').select('id').where('id', '=', sub).where('deleted_at', 'is', null).executeTakeFirst();
+      return person === undefined ? undefined : { accountId: sub, claims: async () => ({ sub }) };
+    },
+    async extraTokenClaims(_ctx, token) {
+      if (!('accountId' in token) || typeof token.accountId !== 'string') return undefined;
+      // An inactive person's token still names an organization: the resource server then answers membership_inactive.
+      const org = await findActiveOrganization(db, token.accountId) ?? await firstOrganization(db, token.accountId);
+      const scopes = typeof token.scope === 'string' ? token.scope.split(' ') : [];
+      // Write scopes reach a token only through the consent page's "also allow changes"; the
+      // resource server keeps them only when the token says so (docs/security.md#oauth-login).
+      return { org, token_type: 'oauth', ...(scopes.some(isWriteScope) ? { writes_approved: true } : {}) };
+    },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: accessTokenTTL,
+      AuthorizationCode: 60,
+      Interaction: 600,
+      Session: 14 * DAY,
+      Grant: 14 * DAY,
+      RefreshToken: 14 * DAY,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
+      // A client revokes its own tokens only.
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      introspection: { enabled: false },
+      // The resource server checks bearer tokens only: a DPoP-bound token would be accepted without its proof.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => audiences.mcp,
+        useGrantedResource: async () => true,
+        async getResourceServerInfo(_ctx, resourceIndicator) {
+          if (!resources.has(resourceIndicator)) throw new errors.InvalidTarget('unknown resource');
+          return {
+            scope: ALL_SCOPES.join(' '),
+            audience: resourceIndicator,
+            accessTokenTTL,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
+    },
+    async renderError(ctx, out) {
+      const page = renderError('Sign-in failed', typeof out.error_description === 'string' ? out.error_description : 'The request could not be completed.');
+      ctx.set(pageHeaders(page));
+      ctx.type = 'html';
+      ctx.body = page.body;
+    },
+  };
+  const provider = new Provider(options.issuer, configuration);
+  provider.proxy = options.trustProxy;
+  const issued = createAdapterFactory(db, { revocation: options.revocation })(ISSUED_ACCESS_TOKEN);
+  provider.on('access_token.issued', (token: { jti: string; grantId?: string; exp?: number }) => {
+    if (typeof token.grantId !== 'string') return;
+    const expiresIn = Math.max(1, (token.exp ?? 0) - Math.floor(Date.now() / 1000));
+    // Best effort: oidc-provider does not await listeners. A lost row only means this token
+    // outlives a revocation of its grant by its remaining lifetime (one hour at most).
+    issued.upsert(token.jti, { grantId: token.grantId }, expiresIn).catch(() => undefined);
+  });
+  return provider;
+}
+
+async function firstOrganization(db: Kysely<Database>, personId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('memberships').select('organization_id').where('person_id', '=', personId)
+    .orderBy('created_at').orderBy('id').executeTakeFirst();
+  return row?.organization_id;
+}

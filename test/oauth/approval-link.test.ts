@@ -1,0 +1,113 @@
+/**
+ * Issue 19, "Done when" 3: an SDK v1 client (2025-06-18, no form elicitation) cancels a payable
+ * through the approval link of `confirmation_required`: the test opens the link as the signed-in
+ * person, approves, the agent retries and the payable is cancelled exactly once. Replays, another
+ * person's approval, changed arguments and expired approvals change nothing.
+ */
+import { expect } from 'chai';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { DEMO } from '../../src/seed/ids.js';
+import { DEMO_PASSWORD } from '../../src/oauth/index.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { pickPendingPayable, readPayableStatus } from '../interop/support.js';
+
+interface ToolError { error: { code: string; message: string; details?: { approval_url?: string; expires_at?: string; message?: string } } }
+
+describe('approval links for clients that cannot confirm (SDK v1, 2025-06-18)', function () {
+  let app: TestApp;
+  let client: LegacyClient;
+  const used = new Set<string>();
+  before(async () => {
+    app = await startTestApp();
+    const token = await app.mintToken({ person: 'ana@demo.test', scope: 'finance.payables.write' });
+    client = new LegacyClient({ name: 'kobana-approval-v1', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(`${app.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}`, 'x-workspace-id': DEMO.workspaces.matriz } },
+    }));
+  });
+  after(async () => {
+    await client?.close();
+    await app?.close();
+  });
+
+  async function cancel(id: string): Promise<{ ok: boolean; body: unknown }> {
+    const result = await client.callTool({ name: 'finance_payables_cancel', arguments: { id } }) as { isError?: boolean; content: { text: string }[] };
+    return { ok: result.isError !== true, body: JSON.parse(result.content[0]?.text ?? 'null') };
+  }
+
+  async function askForLink(id: string): Promise<URL> {
+    const { ok, body } = await cancel(id);
+    expect(ok).to.equal(false);
+    const { error } = body as ToolError;
+    expect(error.code).to.equal('confirmation_required');
+    expect(error.message).to.include('approval_url');
+    return new URL(error.details?.approval_url as string);
+  }
+
+  /** Opens the link and signs in there as `email`: the answer's status and text. */
+  async function approveAs(link: URL, email: string): Promise<{ status: number; text: string }> {
+    const page = await fetch(link);
+    const html = await page.text();
+    const csrf = (/name="csrf" value="([^"]+)"/.exec(html) as RegExpExecArray)[1] as string;
+    const answer = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url },
+      body: new URLSearchParams({ csrf, email, password: DEMO_PASSWORD }).toString(),
+    });
+    return { status: answer.status, text: await answer.text() };
+  }
+
+  it('the person approves through the link, the retry cancels once, a replay changes nothing', async () => {
+    const target = await pickPendingPayable(app.services.db, used);
+    const link = await askForLink(target);
+    expect(link.origin).to.equal(app.url);
+    const page = await (await fetch(link)).text();
+    expect(page).to.match(/Cancel payable/i);
+    expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
+    // Holding the token is not enough: the page does nothing without the person's own sign-in.
+    const approved = await approveAs(link, 'ana@demo.test');
+    expect(approved.status, approved.text).to.equal(200);
+    expect(approved.text).to.include('Approved');
+    const first = await cancel(target);
+    expect(first.ok, JSON.stringify(first.body)).to.equal(true);
+    expect(first.body).to.include({ id: target, status: 'cancelled' });
+    const replay = await cancel(target);
+    expect(replay.ok).to.equal(false);
+    expect((replay.body as ToolError).error.code).to.equal('confirmation_replayed');
+    const activity = await app.services.db.selectFrom('activity').select('id')
+      .where('workspace_id', '=', DEMO.workspaces.matriz).where('record_id', '=', target).where('operation', 'like', '%cancel%').execute();
+    expect(activity).to.have.length(1);
+  });
+
+  it('another person cannot approve, and an approval serves only its own arguments', async () => {
+    const target = await pickPendingPayable(app.services.db, used);
+    const other = await pickPendingPayable(app.services.db, used);
+    const link = await askForLink(target);
+    const bruno = await approveAs(link, 'bruno@demo.test');
+    expect(bruno.status).to.equal(403);
+    expect(bruno.text).to.include('someone else');
+    expect((await cancel(target)).ok).to.equal(false);
+    expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
+
+    expect((await approveAs(link, 'ana@demo.test')).status).to.equal(200);
+    const changed = await cancel(other);
+    expect(changed.ok).to.equal(false);
+    expect((changed.body as ToolError).error.code).to.equal('confirmation_required');
+    expect(await readPayableStatus(app.services.db, other)).to.equal('pending');
+  });
+
+  it('an expired approval runs nothing', async () => {
+    const target = await pickPendingPayable(app.services.db, used);
+    const link = await askForLink(target);
+    expect((await approveAs(link, 'ana@demo.test')).status).to.equal(200);
+    const id = link.pathname.split('/').pop() as string;
+    await app.services.db.updateTable('oauth_records').set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('model', '=', 'Approval').where('id', '=', id).execute();
+    const late = await cancel(target);
+    expect(late.ok).to.equal(false);
+    expect((late.body as ToolError).error.code).to.equal('confirmation_required');
+    expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
+    expect((await fetch(link)).status).to.equal(404);
+  });
+});
