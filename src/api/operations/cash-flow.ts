@@ -1,0 +1,202 @@
+/**
+ * cash_flow.get: money in and out per day, week or month (docs/domain.md#cash-flow). Realised
+ * amounts are transactions; projected amounts are open titles by due date from "today" on;
+ * open titles due before today are overdue, reported apart. "Today" is the date in the call's
+ * `tz` (default the workspace's), so the same clock can give two answers in two zones. Two
+ * aggregate queries (transactions by day, open titles by day) feed the buckets; no row list is
+ * read. Amounts are integer cents (BigInt) until formatted.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { OperationContext } from '../context.js';
+import { defineOperations } from '../define-operations.js';
+import { validationError } from '../errors.js';
+import { formatCents } from '../money.js';
+import { findInWorkspace, requireWorkspace } from '../records.js';
+import type { AnySelect } from '../list.js';
+
+type Granularity = 'day' | 'week' | 'month';
+
+const DEFAULT_DAYS = 30;
+const MAX_DAYS = 366;
+const DAY_MS = 86_400_000;
+
+/** The date (`YYYY-MM-DD`) of `instant` in time zone `tz`. */
+export function dateInZone(instant: Date, tz: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const toDay = (date: string): number => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+const fromDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+const addDays = (date: string, days: number): string => fromDay(toDay(date) + days);
+
+/** The last day of the bucket that starts on `start` (before clipping to `to`). */
+function bucketEnd(start: string, granularity: Granularity): string {
+  if (granularity === 'day') return start;
+  if (granularity === 'week') {
+    const weekday = (new Date(`${start}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday = 0
+    return addDays(start, 6 - weekday);
+  }
+  const [year, month] = start.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+}
+
+interface Bucket {
+  readonly start: string;
+  readonly end: string;
+  realisedIncome: bigint;
+  realisedExpenses: bigint;
+  projectedIncome: bigint;
+  projectedExpenses: bigint;
+}
+
+function buildBuckets(from: string, to: string, granularity: Granularity): Bucket[] {
+  const buckets: Bucket[] = [];
+  for (let start = from; start <= to;) {
+    const last = bucketEnd(start, granularity);
+    const end = last < to ? last : to;
+    buckets.push({ start, end, realisedIncome: 0n, realisedExpenses: 0n, projectedIncome: 0n, projectedExpenses: 0n });
+    start = addDays(end, 1);
+  }
+  return buckets;
+}
+
+function readDate(value: unknown): string | undefined {
+  return value === undefined || value === '' ? undefined : String(value);
+}
+
+interface Window {
+  readonly from: string;
+  readonly to: string;
+  readonly today: string;
+  readonly tz: string;
+  readonly granularity: Granularity;
+  readonly accountId: string | null;
+}
+
+async function readWindow(ctx: OperationContext, query: Readonly<Record<string, unknown>>): Promise<Window> {
+  const workspaceId = requireWorkspace(ctx);
+  let tz = readDate(query['tz']);
+  if (tz === undefined) {
+    const row = await ctx.db.selectFrom('workspaces').select('timezone').where('id', '=', workspaceId).executeTakeFirst();
+    tz = row?.timezone ?? 'America/Sao_Paulo';
+  } else if (!isTimeZone(tz)) {
+    throw validationError([{ path: 'tz', message: 'must be an IANA time zone such as America/Sao_Paulo' }]);
+  }
+  const today = dateInZone(ctx.now(), tz);
+  const from = readDate(query['from']) ?? today;
+  const to = readDate(query['to']) ?? addDays(from, DEFAULT_DAYS);
+  if (to < from) throw validationError([{ path: 'to', message: 'must not be before from' }]);
+  if (toDay(to) - toDay(from) > MAX_DAYS) throw validationError([{ path: 'to', message: `must be at most ${MAX_DAYS} days after from` }]);
+  const accountId = readDate(query['account_id']) ?? null;
+  if (accountId) await findInWorkspace(ctx, 'accounts', accountId, 'Account');
+  return { from, to, today, tz, granularity: (readDate(query['granularity']) as Granularity | undefined) ?? 'week', accountId };
+}
+
+interface DayRow {
+  readonly day: string;
+  readonly side: string;
+  readonly n: number | string | bigint;
+  readonly cents: number | string | bigint | null;
+}
+
+const BEFORE = 'before';
+const OVERDUE = 'overdue';
+
+/** Transactions up to `to`, summed per day and type; everything before `from` as one `before` day. */
+async function sumTransactions(db: Kysely<any>, workspaceId: string, w: Window): Promise<DayRow[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  let qb: AnySelect = db.selectFrom('transactions as t').where('t.workspace_id', '=', workspaceId).where('t.occurred_at', '<=', w.to);
+  // Across all accounts a transfer is money moving inside the company: neither income nor expense.
+  qb = w.accountId ? qb.where('t.financial_account_id', '=', w.accountId) : qb.where('t.source', '!=', 'transfer');
+  return (await qb
+    .select([
+      sql<string>`case when t.occurred_at < ${w.from} then ${BEFORE} else t.occurred_at end`.as('day'), sql<string>`t.type`.as('side'),
+      sql`count(*)`.as('n'), sql`sum(t.amount_cents)`.as('cents'),
+    ])
+    .groupBy([sql`day`, sql`side`])
+    .execute()) as DayRow[];
+}
+
+/**
+ * Open titles due up to `to`, summed per due day and kind: `overdue` before today; `before` from
+ * today to the day before `from` (a window that starts in the future opens with them projected).
+ */
+async function sumOpenTitles(db: Kysely<any>, workspaceId: string, w: Window): Promise<DayRow[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  let qb: AnySelect = db.selectFrom('titles as o').where('o.workspace_id', '=', workspaceId).where('o.status', '=', 'pending');
+  qb = qb.where((eb) => eb.or([eb('o.due_date', '<=', w.to), eb('o.due_date', '<', w.today)]));
+  if (w.accountId) qb = qb.where('o.financial_account_id', '=', w.accountId);
+  return (await qb
+    .select([
+      sql<string>`case when o.due_date < ${w.today} then ${OVERDUE} when o.due_date < ${w.from} then ${BEFORE} else o.due_date end`.as('day'),
+      sql<string>`o.kind`.as('side'), sql`count(*)`.as('n'), sql`sum(o.amount_cents)`.as('cents'),
+    ])
+    .groupBy([sql`day`, sql`side`])
+    .execute()) as DayRow[];
+}
+
+const big = (value: number | string | bigint | null): bigint => BigInt(String(value ?? 0));
+
+export const handlers = defineOperations({
+  'cash_flow.get': async (ctx, input) => {
+    const w = await readWindow(ctx, input.query);
+    // Names are static; the builder is untyped only for the table aliases.
+    const db = ctx.db as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const workspaceId = requireWorkspace(ctx);
+    const [moves, titles] = [await sumTransactions(db, workspaceId, w), await sumOpenTitles(db, workspaceId, w)];
+    const buckets = buildBuckets(w.from, w.to, w.granularity);
+    const byDay = new Map<string, Bucket>();
+    for (const b of buckets) for (let d = b.start; d <= b.end; d = addDays(d, 1)) byDay.set(d, b);
+
+    let opening = 0n;
+    for (const row of moves) {
+      const cents = big(row.cents) * (row.side === 'credit' ? 1n : -1n);
+      const bucket = byDay.get(row.day);
+      if (row.day === BEFORE || !bucket) { opening += cents; continue; }
+      if (row.side === 'credit') bucket.realisedIncome += big(row.cents);
+      else bucket.realisedExpenses += big(row.cents);
+    }
+    const overdue = { receivable: { n: 0, cents: 0n }, payable: { n: 0, cents: 0n } };
+    for (const row of titles) {
+      const side = row.side === 'receivable' ? 'receivable' : 'payable';
+      if (row.day === OVERDUE) {
+        overdue[side] = { n: overdue[side].n + Number(row.n), cents: overdue[side].cents + big(row.cents) };
+        continue;
+      }
+      const bucket = byDay.get(row.day);
+      if (row.day === BEFORE || !bucket) { opening += side === 'receivable' ? big(row.cents) : -big(row.cents); continue; }
+      if (side === 'receivable') bucket.projectedIncome += big(row.cents);
+      else bucket.projectedExpenses += big(row.cents);
+    }
+
+    let balance = opening;
+    return {
+      body: {
+        from: w.from, to: w.to, granularity: w.granularity, tz: w.tz, today: w.today, account_id: w.accountId,
+        opening_balance: formatCents(opening),
+        overdue: {
+          receivables: formatCents(overdue.receivable.cents), receivables_count: overdue.receivable.n,
+          payables: formatCents(overdue.payable.cents), payables_count: overdue.payable.n,
+        },
+        buckets: buckets.map((b) => {
+          const net = b.realisedIncome - b.realisedExpenses + b.projectedIncome - b.projectedExpenses;
+          balance += net;
+          return {
+            start: b.start, end: b.end, realised_income: formatCents(b.realisedIncome), realised_expenses: formatCents(b.realisedExpenses),
+            projected_income: formatCents(b.projectedIncome), projected_expenses: formatCents(b.projectedExpenses),
+            net: formatCents(net), closing_balance: formatCents(balance),
+          };
+        }),
+      },
+    };
+  },
+});

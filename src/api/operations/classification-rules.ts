@@ -1,0 +1,150 @@
+/**
+ * classification_rules.*: CRUD of the rules that classify imported statement lines and new
+ * titles (docs/domain.md#classification-rules; matching is src/api/rules/statements/classify.ts),
+ * and `preview`: the unreconciled lines the rule would win — no earlier active rule matches them —
+ * and the values they would get, evaluated exactly as an import evaluates, changing nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { ClassificationRulesTable } from '../../store/schema.js';
+import type { OperationContext } from '../context.js';
+import { insertAudit, recordActivity, updateAudit } from '../audit.js';
+import { defineOperations } from '../define-operations.js';
+import { ApiError } from '../errors.js';
+import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+import { formatCents, formatMoneyOrNull, parseMoneyInputAllowZero } from '../money.js';
+import { auditJson, boolColumn, findInWorkspace, isUuid, readBody, requireWorkspace, toBool } from '../records.js';
+import { classify, loadRules } from '../rules/statements/classify.js';
+import { readOptionalReference, requireAccountReference, requirePersonReference } from '../rules/references.js';
+
+type RuleRow = Selectable<ClassificationRulesTable>;
+const LABEL = 'Classification rule';
+const PREVIEW_LINES = 100;
+
+function toJson(row: RuleRow): Record<string, unknown> {
+  return {
+    id: row.id, name: row.name, position: Number(row.position), active: toBool(row.active),
+    description_contains: row.description_contains, counterparty_contains: row.counterparty_contains,
+    min_amount: formatMoneyOrNull(row.min_amount_cents), max_amount: formatMoneyOrNull(row.max_amount_cents),
+    financial_account_id: row.financial_account_id, category_id: row.set_category_id, cost_center_id: row.set_cost_center_id,
+    person_id: row.set_person_id, ...auditJson(row),
+  };
+}
+
+function unprocessable(message: string): ApiError {
+  return new ApiError('UNPROCESSABLE_ENTITY', message);
+}
+
+async function requireRecord(ctx: OperationContext, table: 'categories' | 'cost_centers', id: unknown, label: string): Promise<string> {
+  if (!isUuid(id)) throw unprocessable(`The ${label} does not exist in this workspace.`);
+  const row = await ctx.db.selectFrom(table).select('id').where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', id).executeTakeFirst();
+  if (!row) throw unprocessable(`The ${label} does not exist in this workspace.`);
+  return id;
+}
+
+const readText = (value: unknown): string | null | undefined => (value === undefined ? undefined : value === null ? null : String(value).trim() || null);
+const readCents = (value: unknown, path: string): number | null | undefined =>
+  (value === undefined ? undefined : value === null ? null : parseMoneyInputAllowZero(value, path));
+
+/** The column changes a create or update body asks for; references are checked. */
+async function readChanges(ctx: OperationContext, body: Record<string, unknown>): Promise<Partial<ClassificationRulesTable>> {
+  const changes: Partial<ClassificationRulesTable> = {};
+  const set = <K extends keyof ClassificationRulesTable>(key: K, value: ClassificationRulesTable[K] | undefined) => { if (value !== undefined) changes[key] = value; };
+  if (body['name'] !== undefined) set('name', String(body['name']).trim());
+  if (body['position'] !== undefined) set('position', Number(body['position']));
+  if (body['active'] !== undefined) set('active', boolColumn(body['active']));
+  set('description_contains', readText(body['description_contains']));
+  set('counterparty_contains', readText(body['counterparty_contains']));
+  set('min_amount_cents', readCents(body['min_amount'], 'min_amount'));
+  set('max_amount_cents', readCents(body['max_amount'], 'max_amount'));
+  set('financial_account_id', await readOptionalReference(body['financial_account_id'], (id) => requireAccountReference(ctx, id)));
+  set('set_category_id', await readOptionalReference(body['category_id'], (id) => requireRecord(ctx, 'categories', id, 'category')));
+  set('set_cost_center_id', await readOptionalReference(body['cost_center_id'], (id) => requireRecord(ctx, 'cost_centers', id, 'cost center')));
+  set('set_person_id', await readOptionalReference(body['person_id'], (id) => requirePersonReference(ctx, id)));
+  return changes;
+}
+
+/**
+ * The amount range must make sense. A rule without criteria matches everything (a catch-all, put
+ * last); one without actions claims what it matches and leaves it unclassified (an exclusion).
+ */
+function assertComplete(rule: Pick<ClassificationRulesTable, 'min_amount_cents' | 'max_amount_cents'>): void {
+  if (rule.min_amount_cents !== null && rule.max_amount_cents !== null && Number(rule.min_amount_cents) > Number(rule.max_amount_cents)) {
+    throw unprocessable('min_amount must not be greater than max_amount.');
+  }
+}
+
+const LIST: ListDefinition<'classification_rules'> = {
+  table: 'classification_rules',
+  resourceLabel: LABEL,
+  columns: {
+    id: { column: 'id', kind: 'uuid' },
+    position: { column: 'position', kind: 'integer' },
+    active: { column: 'active', kind: 'boolean' },
+    created_at: { column: 'created_at', kind: 'timestamp' },
+  },
+  toJson: (rows) => rows.map(toJson),
+};
+
+export const handlers = defineOperations({
+  'classification_rules.list': async (ctx, input) => ({ body: await listRecords(ctx, input.list, readListSpec(ctx), LIST) }),
+
+  'classification_rules.get': async (ctx, input) => ({ body: toJson(await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL)) }),
+
+  'classification_rules.create': async (ctx, input) => {
+    const workspaceId = requireWorkspace(ctx);
+    const changes = await readChanges(ctx, readBody(input.body));
+    const last = await ctx.db.selectFrom('classification_rules').select((eb) => eb.fn.max('position').as('position'))
+      .where('workspace_id', '=', workspaceId).executeTakeFirst();
+    const rule = {
+      name: changes.name ?? '', position: changes.position ?? Number(last?.position ?? 0) + 1, active: changes.active ?? 1,
+      description_contains: changes.description_contains ?? null, counterparty_contains: changes.counterparty_contains ?? null,
+      min_amount_cents: changes.min_amount_cents ?? null, max_amount_cents: changes.max_amount_cents ?? null,
+      financial_account_id: changes.financial_account_id ?? null, set_category_id: changes.set_category_id ?? null,
+      set_cost_center_id: changes.set_cost_center_id ?? null, set_person_id: changes.set_person_id ?? null,
+    };
+    assertComplete(rule);
+    const id = randomUUID();
+    await ctx.db.insertInto('classification_rules').values({ id, workspace_id: workspaceId, ...rule, ...insertAudit(ctx) }).execute();
+    await recordActivity(ctx, { operation: 'classification_rules.create', resource: 'classification_rules', recordId: id });
+    return { outcome: 'created', body: toJson(await findInWorkspace(ctx, 'classification_rules', id, LABEL)) };
+  },
+
+  'classification_rules.update': async (ctx, input) => {
+    const current = await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL);
+    const changes = await readChanges(ctx, readBody(input.body));
+    assertComplete({ ...current, ...changes });
+    await ctx.db.updateTable('classification_rules').set({ ...changes, ...updateAudit(ctx) })
+      .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
+    await recordActivity(ctx, { operation: 'classification_rules.update', resource: 'classification_rules', recordId: current.id });
+    return { body: toJson(await findInWorkspace(ctx, 'classification_rules', current.id, LABEL)) };
+  },
+
+  'classification_rules.delete': async (ctx, input) => {
+    const current = await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL);
+    await ctx.db.deleteFrom('classification_rules').where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
+    await recordActivity(ctx, { operation: 'classification_rules.delete', resource: 'classification_rules', recordId: current.id });
+    return { outcome: 'deleted' };
+  },
+
+  'classification_rules.preview': async (ctx, input) => {
+    const rule = await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL);
+    // Evaluated with the others as an import would, the previewed rule counted as active.
+    const rules = (await loadRules(ctx)).map((r) => (r.id === rule.id ? { ...r, active: 1 } : r));
+    const lines = await ctx.db.selectFrom('statement_lines').selectAll().where('workspace_id', '=', requireWorkspace(ctx))
+      .where('reconciliation_id', 'is', null).orderBy('posted_on', 'desc').orderBy('id').execute();
+    const won = lines.filter((line) => classify(rules, {
+      description: line.description, counterparty: line.counterparty, amountCents: Number(line.amount_cents), accountId: line.financial_account_id,
+    })?.ruleId === rule.id);
+    return {
+      body: {
+        rule_id: rule.id, count: won.length,
+        statement_lines: won.slice(0, PREVIEW_LINES).map((line) => ({
+          id: line.id, posted_on: line.posted_on, amount: formatCents(line.amount_cents), description: line.description,
+          category_id: rule.set_category_id ?? line.category_id, cost_center_id: rule.set_cost_center_id ?? line.cost_center_id,
+          person_id: rule.set_person_id ?? line.person_id,
+        })),
+      },
+    };
+  },
+});

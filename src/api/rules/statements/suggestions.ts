@@ -1,0 +1,80 @@
+/**
+ * Suggested matches for unreconciled statement lines (docs/domain.md#reconciliation): open titles
+ * and unreconciled transactions on the line's account of the same direction (credit ↔ receivable
+ * or credit transaction, debit ↔ payable or debit transaction) and the same amount, dated within
+ * WINDOW_DAYS of the line. Score 1 on the same day, falling linearly to 1/(WINDOW_DAYS + 1) at the
+ * edge. Two queries per page of lines (titles, transactions), whatever the page size.
+ */
+import { sql, type Selectable } from 'kysely';
+import type { StatementLinesTable } from '../../../store/schema.js';
+import type { OperationContext } from '../../context.js';
+import { formatCents } from '../../money.js';
+import { requireWorkspace } from '../../records.js';
+
+export const WINDOW_DAYS = 7;
+const MAX_SUGGESTIONS = 3;
+const DAY_MS = 86_400_000;
+
+export interface Suggestion {
+  readonly type: 'payable' | 'receivable' | 'transaction';
+  readonly id: string;
+  readonly description: string | null;
+  readonly amount: string;
+  readonly date: string;
+  readonly score: number;
+}
+
+interface Candidate {
+  readonly type: Suggestion['type'];
+  readonly id: string;
+  readonly description: string | null;
+  readonly cents: number;
+  readonly date: string;
+  readonly direction: 'credit' | 'debit';
+  readonly accountId: string | null;
+}
+
+const shift = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+const distance = (a: string, b: string) => Math.abs(Date.parse(`${a}T00:00:00Z`) - Date.parse(`${b}T00:00:00Z`)) / DAY_MS;
+
+/** The suggestions of each unreconciled line of `lines`, by line id. */
+export async function suggestMatches(ctx: OperationContext, lines: readonly Selectable<StatementLinesTable>[]): Promise<Map<string, Suggestion[]>> {
+  const open = lines.filter((l) => l.reconciliation_id === null);
+  const result = new Map<string, Suggestion[]>();
+  if (open.length === 0) return result;
+  const workspaceId = requireWorkspace(ctx);
+  const amounts = [...new Set(open.map((l) => Number(l.amount_cents)))];
+  const dates = open.map((l) => l.posted_on).sort();
+  const from = shift(dates[0] as string, -WINDOW_DAYS);
+  const to = shift(dates[dates.length - 1] as string, WINDOW_DAYS);
+  const reconciled = (type: string, ref: string) => sql<boolean>`not exists (select 1 from reconciliation_items ri where ri.workspace_id = ${workspaceId} and ri.item_type = ${type} and ri.item_id = ${sql.ref(ref)})`;
+  const titles = await ctx.db.selectFrom('titles as t').select(['t.id', 't.kind', 't.description', 't.amount_cents', 't.due_date', 't.financial_account_id'])
+    .where('t.workspace_id', '=', workspaceId).where('t.status', '=', 'pending').where('t.amount_cents', 'in', amounts)
+    .where('t.due_date', '>=', from).where('t.due_date', '<=', to).execute();
+  const moves = await ctx.db.selectFrom('transactions as x').select(['x.id', 'x.type', 'x.description', 'x.amount_cents', 'x.occurred_at', 'x.financial_account_id'])
+    .where('x.workspace_id', '=', workspaceId).where('x.amount_cents', 'in', amounts)
+    .where('x.occurred_at', '>=', from).where('x.occurred_at', '<=', to).where(reconciled('transaction', 'x.id')).execute();
+  const candidates: Candidate[] = [
+    ...titles.map((t) => ({
+      type: t.kind, id: t.id, description: t.description, cents: Number(t.amount_cents), date: t.due_date,
+      direction: t.kind === 'receivable' ? 'credit' : 'debit', accountId: t.financial_account_id,
+    }) as const),
+    ...moves.map((x) => ({
+      type: 'transaction', id: x.id, description: x.description, cents: Number(x.amount_cents), date: x.occurred_at, direction: x.type, accountId: x.financial_account_id,
+    }) as const),
+  ];
+  for (const line of open) {
+    const matches = candidates
+      .filter((c) => c.direction === line.type && c.cents === Number(line.amount_cents) && distance(c.date, line.posted_on) <= WINDOW_DAYS
+        // A transaction is on an account already; a title may be settled on any.
+        && (c.type !== 'transaction' || c.accountId === line.financial_account_id))
+      .map((c) => ({
+        type: c.type, id: c.id, description: c.description, amount: formatCents(c.cents), date: c.date,
+        score: Math.round((1 - distance(c.date, line.posted_on) / (WINDOW_DAYS + 1)) * 100) / 100,
+      }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+      .slice(0, MAX_SUGGESTIONS);
+    result.set(line.id, matches);
+  }
+  return result;
+}
