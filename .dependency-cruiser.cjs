@@ -6,7 +6,7 @@
  *
  * Layers, lowest first (a folder may import only folders on its own level or below):
  *   src/runtime, src/identity  ·  src/config.ts  ·  src/store  ·  src/api  ·  src/seed
- *   src/auth  ·  src/http  ·  src/dispatch, src/confirmation  ·  src/mcp (the MCP core)
+ *   src/auth  ·  src/http  ·  src/oauth  ·  src/dispatch, src/confirmation  ·  src/mcp (the MCP core)
  *   src/mcp/features: resources → prompts → completions, composed by src/mcp/features/index.ts
  *   src/*.ts (wiring: app, bootstrap, main, startup, starting-app)
  * generated/ and codegen/ stand apart: they reach only src/runtime.
@@ -16,7 +16,7 @@
  */
 
 /** Folders under src/ that make up the transports and the MCP features (everything above src/api). */
-const ABOVE_API = '^src/(auth|http|mcp|dispatch|confirmation|seed)/';
+const ABOVE_API = '^src/(auth|http|oauth|mcp|dispatch|confirmation|seed)/';
 
 /** The MCP core: src/mcp without the finance features in src/mcp/features. */
 const MCP_CORE = { path: '^src/mcp/', pathNot: '^src/mcp/features/' };

@@ -4,7 +4,7 @@
  * `toDefinition` turns it into the generated OperationDefinition; routes and tools are views of
  * that (src/runtime/views.ts).
  */
-import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationDefinition, OperationRef } from '../src/runtime/types.js';
+import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
 import { classifyOperation } from './classify.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
@@ -34,6 +34,8 @@ export interface McpExtension {
   readonly name: string | undefined;
   readonly exclude: boolean;
   readonly annotations: Obj;
+  /** `x-mcp.description`: the tool's own text where the operation's is worded for REST only. */
+  readonly description: string | undefined;
 }
 
 export interface OperationModel {
@@ -50,6 +52,10 @@ export interface OperationModel {
   readonly list: ListParameters | null;
   readonly requestBody: { readonly required: boolean; readonly content: { readonly [type: string]: JsonSchema } } | null;
   readonly successStatus: number;
+  /** What the success response carries (its JSON schema, a file, or nothing). */
+  readonly successResponse: SuccessResponse;
+  /** The operation's `tags`, as declared. */
+  readonly tags: readonly string[];
   readonly mcp: McpExtension;
   /** `x-kobana-confirm` as written; plan-spec.ts turns it into `ref.confirmation` (classify.ts). */
   readonly confirm: unknown;
@@ -86,7 +92,7 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
     file: ctx.file,
     pointer,
     title: summary || description.split('\n')[0] || declaredOperationId || `${method} ${path}`,
-    description: description || summary || `${method} ${path}`,
+    description: mcp.description ?? (description || summary || `${method} ${path}`),
     declaredOperationId,
     ref: {
       operationId,
@@ -103,6 +109,8 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
     list,
     requestBody: extractRequestBody(operation.requestBody),
     successStatus: extractSuccessStatus(operation.responses),
+    successResponse: extractSuccessResponse(operation.responses),
+    tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string' && tag !== '') : [],
     mcp,
     confirm: operation['x-kobana-confirm'],
   };
@@ -198,11 +206,26 @@ function extractSuccessStatus(responses: unknown): number {
   return 200;
 }
 
+/**
+ * The body of the success response of extractSuccessStatus: a JSON media type (`application/json`
+ * or `+json`) gives its schema, any other media type is a file, no content is nothing (204).
+ */
+function extractSuccessResponse(responses: unknown): SuccessResponse {
+  const all = (responses as Obj | undefined) ?? {};
+  const code = Object.keys(all).find((key) => /^2(\d\d|XX)$/i.test(key));
+  const content = code === undefined ? undefined : ((all[code] as Obj | null)?.content as Obj | undefined);
+  const types = Object.keys(content ?? {});
+  if (content === undefined || types.length === 0) return { kind: 'none' };
+  const json = types.find((type) => /^application\/(?:[\w.-]+\+)?json$/i.test(type.split(';')[0]!.trim()));
+  if (json === undefined) return { kind: 'file' };
+  return { kind: 'json', schema: toJsonSchema((content[json] as Obj | null)?.schema) };
+}
+
 function extractMcp(ctx: PlanContext, pointer: string, operation: Obj): McpExtension {
   const raw = operation['x-mcp'];
   const alias = operation['x-mcp-name'];
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
-    throw new CodegenError('INVALID_EXTENSION', ctx.file, pointer + '/x-mcp', 'x-mcp must be an object {name?, exclude?, annotations?}');
+    throw new CodegenError('INVALID_EXTENSION', ctx.file, pointer + '/x-mcp', 'x-mcp must be an object {name?, exclude?, annotations?, description?}');
   }
   const mcp = (raw ?? {}) as Obj;
   const name = mcp.name ?? alias;
@@ -213,7 +236,11 @@ function extractMcp(ctx: PlanContext, pointer: string, operation: Obj): McpExten
   if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) {
     throw new CodegenError('INVALID_EXTENSION', ctx.file, pointer + '/x-mcp/annotations', 'x-mcp.annotations must be an object');
   }
-  return { name, exclude: mcp.exclude === true, annotations: annotations as Obj };
+  const description = typeof mcp.description === 'string' && mcp.description.trim() !== '' ? mcp.description.trim() : undefined;
+  if (mcp.description !== undefined && description === undefined) {
+    throw new CodegenError('INVALID_EXTENSION', ctx.file, pointer + '/x-mcp/description', 'x-mcp.description must be a non-empty string');
+  }
+  return { name, exclude: mcp.exclude === true, annotations: annotations as Obj, description };
 }
 
 /** The generated model of one operation (its confirmation already planned, see plan-spec.ts). */
@@ -227,6 +254,8 @@ export function toDefinition(model: OperationModel, toolName: string | null): Op
     list: model.list ? toListDefinition(model.list) : null,
     requestBody: model.requestBody,
     successStatus: model.successStatus,
+    successResponse: model.successResponse,
+    tags: model.tags,
   };
 }
 

@@ -1,16 +1,16 @@
 /**
  * Plans a whole document: one OperationModel per operation, turned into its OperationDefinition
- * (the generated model) with its tool name (unless `x-mcp.exclude`); tool names and operation
- * file names must be unique. The routes, tools and resource templates of the plan are the views
+ * (the generated model) with its tool name (unless `x-mcp.exclude`); tool names, operation file
+ * names and operationIds are made unique (planToolNames, planModuleNames, uniqueOperationIds). The routes, tools and resource templates of the plan are the views
  * the runtime builds from those definitions (src/runtime/views.ts), computed here too so a tool
  * that cannot be built fails the build. Rendering the plan into files is emit/'s job.
  */
 import { buildViews, compareText } from '../src/runtime/views.js';
 import type { HttpMethod, OperationDefinition, ResourceTemplateDefinition, RouteDefinition, ToolDefinition } from '../src/runtime/types.js';
 import { planConfirmation } from './classify.js';
-import { CodegenError } from './errors.js';
+import { CodegenError, type SpecWarning } from './errors.js';
 import type { LoadedSpec } from './load-spec.js';
-import { fitToolName, toSnakeCase } from './naming.js';
+import { fitToolName, operationSlug, usableOperationSlug, withHashSuffix } from './naming.js';
 import { HTTP_METHODS, planOperation, toDefinition, type OperationModel } from './plan-operation.js';
 import { planTool, planToolName } from './plan-tool.js';
 
@@ -32,42 +32,113 @@ export interface SpecPlan {
   readonly resourceTemplates: readonly ResourceTemplateDefinition[];
   /** Operations with a method the runtime cannot serve (HEAD, OPTIONS, TRACE): reported, not planned. */
   readonly skipped: readonly string[];
+  /** Names the planner had to derive or disambiguate (the document's own warnings are LoadedSpec's). */
+  readonly warnings: readonly SpecWarning[];
 }
 
 export function planSpec(spec: LoadedSpec): SpecPlan {
   const models = collectOperations(spec);
-  const toolOwners = new Map<string, OperationModel>();
-  const moduleOwners = new Map<string, OperationModel>();
+  const warnings: SpecWarning[] = [];
+  const toolNames = planToolNames(models.planned, warnings);
+  const modules = planModuleNames(models.planned);
   const operations: PlannedDefinition[] = [];
   for (const model of models.planned) {
-    const toolName = model.mcp.exclude ? null : planToolName(model);
-    if (toolName !== null) {
-      const owner = toolOwners.get(toolName);
-      if (owner) {
-        throw new CodegenError('NAME_CLASH', model.file, model.pointer,
-          `tool name ${toolName} of ${model.ref.method} ${model.ref.path} clashes with ${owner.ref.method} ${owner.ref.path} (${owner.pointer}); set x-mcp.name on one of them`);
-      }
-      toolOwners.set(toolName, model);
-    }
-    const module = planModuleName(model);
-    const owner = moduleOwners.get(module);
-    if (owner) {
-      throw new CodegenError('NAME_CLASH', model.file, model.pointer,
-        `operationId ${model.ref.operationId} of ${model.ref.method} ${model.ref.path} has the module name ${module} of ${owner.ref.method} ${owner.ref.path} (${owner.pointer}); rename one of them`);
-    }
-    moduleOwners.set(module, model);
+    const toolName = toolNames.get(model) ?? null;
     const definition = toDefinition(model, toolName);
-    if (toolName !== null) planTool(model, { ...definition, toolName });
-    operations.push({ module, definition });
+    if (toolName !== null) planTool({ ...definition, toolName });
+    operations.push({ module: modules.get(model) ?? '', definition });
   }
   operations.sort((a, b) => compareText(a.module, b.module));
   const views = buildViews(operations.map((planned) => planned.definition));
-  return { file: spec.file, sha256: spec.sha256, operations, ...views, skipped: models.skipped };
+  return { file: spec.file, sha256: spec.sha256, operations, ...views, skipped: models.skipped, warnings };
 }
 
-/** `payables.settle` → `payables_settle`: a file name and an identifier suffix. */
-function planModuleName(model: OperationModel): string {
-  return fitToolName(toSnakeCase(model.ref.operationId) || 'operation');
+/**
+ * Tool names: an explicit `x-mcp.name` is kept as written (an invalid one, or one another
+ * operation's name already has, fails: it is a promise to clients). Derived names that several
+ * operations share all get a hash suffix of their method and path — stable, and independent of the
+ * order of the document — and each rename, or a name derived because the operationId was
+ * unusable, is reported as a DERIVED_TOOL_NAME warning.
+ */
+function planToolNames(models: readonly OperationModel[], warnings: SpecWarning[]): Map<OperationModel, string> {
+  const names = new Map<OperationModel, string>();
+  const owners = new Map<string, OperationModel>();
+  const claim = (model: OperationModel, name: string): void => {
+    const owner = owners.get(name);
+    if (owner) {
+      throw new CodegenError('NAME_CLASH', model.file, model.pointer,
+        `tool name ${name} of ${model.ref.method} ${model.ref.path} clashes with ${owner.ref.method} ${owner.ref.path} (${owner.pointer}); set x-mcp.name on one of them`);
+    }
+    owners.set(name, model);
+    names.set(model, name);
+  };
+  const named = models.filter((model) => !model.mcp.exclude);
+  for (const model of named) if (model.mcp.name !== undefined) claim(model, planToolName(model));
+  const derived = new Map(named.filter((model) => model.mcp.name === undefined).map((model) => [model, planToolName(model)] as const));
+  const shared = new Map<string, number>();
+  for (const name of derived.values()) shared.set(name, (shared.get(name) ?? 0) + 1);
+  for (const [model, name] of derived) {
+    const count = shared.get(name) ?? 0;
+    if (count > 1) {
+      const renamed = withHashSuffix(name, `${model.ref.method} ${model.ref.path}`);
+      warnings.push({ rule: 'DERIVED_TOOL_NAME', file: model.file, pointer: model.pointer,
+        detail: `${count} operations would be named ${name}; ${model.ref.method} ${model.ref.path} is named ${renamed}` });
+      claim(model, renamed);
+      continue;
+    }
+    if (model.declaredOperationId !== undefined && usableOperationSlug(model.declaredOperationId) === undefined) {
+      warnings.push({ rule: 'DERIVED_TOOL_NAME', file: model.file, pointer: `${model.pointer}/operationId`,
+        detail: `operationId ${JSON.stringify(model.declaredOperationId)} gives no usable tool name; named ${name} from its method and path` });
+    }
+    claim(model, name);
+  }
+  return names;
+}
+
+/** `payables.settle` → `payables_settle`: a file name and an identifier suffix, made unique like tool names. */
+function planModuleNames(models: readonly OperationModel[]): Map<OperationModel, string> {
+  const slugs = new Map(models.map((model) => [model, fitToolName(operationSlug(model.declaredOperationId, model.ref.method, model.ref.path) || 'operation')] as const));
+  const shared = new Map<string, number>();
+  for (const slug of slugs.values()) shared.set(slug, (shared.get(slug) ?? 0) + 1);
+  const modules = new Map<OperationModel, string>();
+  const owners = new Map<string, OperationModel>();
+  for (const [model, slug] of slugs) {
+    const module = (shared.get(slug) ?? 0) > 1 ? withHashSuffix(slug, `${model.ref.method} ${model.ref.path}`) : slug;
+    const owner = owners.get(module);
+    if (owner) {
+      throw new CodegenError('NAME_CLASH', model.file, model.pointer,
+        `${model.ref.method} ${model.ref.path} has the module name ${module} of ${owner.ref.method} ${owner.ref.path} (${owner.pointer}); rename one of them`);
+    }
+    owners.set(module, model);
+    modules.set(model, module);
+  }
+  return modules;
+}
+
+/**
+ * operationIds identify operations at run time (handlers, confirmation targets), so they must be
+ * unique: a declared one written twice is an invalid document; a derived one (no operationId)
+ * that another operation already has gets a hash suffix.
+ */
+function uniqueOperationIds(models: readonly OperationModel[]): OperationModel[] {
+  const declared = new Map<string, OperationModel>();
+  for (const model of models) {
+    if (model.declaredOperationId === undefined) continue;
+    const owner = declared.get(model.declaredOperationId);
+    if (owner) {
+      throw new CodegenError('INVALID_DOCUMENT', model.file, `${model.pointer}/operationId`,
+        `operationId ${JSON.stringify(model.declaredOperationId)} is also the operationId of ${owner.ref.method} ${owner.ref.path} (${owner.pointer}) [OpenAPI: operationId must be unique]`);
+    }
+    declared.set(model.declaredOperationId, model);
+  }
+  const derivedCount = new Map<string, number>();
+  for (const model of models) if (model.declaredOperationId === undefined) derivedCount.set(model.ref.operationId, (derivedCount.get(model.ref.operationId) ?? 0) + 1);
+  return models.map((model) => {
+    if (model.declaredOperationId !== undefined) return model;
+    const id = model.ref.operationId;
+    if (!declared.has(id) && (derivedCount.get(id) ?? 0) < 2) return model;
+    return { ...model, ref: { ...model.ref, operationId: withHashSuffix(id, `${model.ref.method} ${model.ref.path}`) } };
+  });
 }
 
 function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipped: string[] } {
@@ -85,6 +156,6 @@ function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipp
     }
   }
   // The confirmation of a destructive operation may read its target through another operation.
-  const planned = found.map((model) => ({ ...model, ref: { ...model.ref, confirmation: planConfirmation(model, found, kobanaSpec) } }));
+  const planned = uniqueOperationIds(found).map((model) => ({ ...model, ref: { ...model.ref, confirmation: planConfirmation(model, found, kobanaSpec) } }));
   return { planned, skipped };
 }

@@ -1,10 +1,11 @@
 /**
  * The MCP side of one operation at build time: its tool name (derived or `x-mcp.name`) and a dry
- * run of the tool view (src/runtime/tool-view.ts), so an argument clash fails the build naming the
- * operation instead of the server at start-up. Uniqueness across tools is plan-spec.ts's job.
+ * run of the tool view (src/runtime/tool-view.ts), so a tool that cannot be built fails the build
+ * instead of the server at start-up (arguments that would share a name are renamed there, never
+ * refused). Uniqueness across tools is plan-spec.ts's job.
  */
-import { ArgumentClashError, toToolView } from '../src/runtime/tool-view.js';
-import type { OperationDefinition, ToolDefinition } from '../src/runtime/types.js';
+import { toToolView } from '../src/runtime/tool-view.js';
+import type { OperationDefinition, ToolInputView } from '../src/runtime/types.js';
 import { CodegenError } from './errors.js';
 import { deriveToolName, isValidToolName, TOOL_NAME_PATTERN } from './naming.js';
 import type { OperationModel } from './plan-operation.js';
@@ -21,12 +22,7 @@ export function planToolName(model: OperationModel): string {
   return deriveToolName(model.declaredOperationId, model.ref.method, model.ref.path);
 }
 
-/** The tool the runtime will build from `definition`; a clash between argument sources is a CodegenError. */
-export function planTool(model: OperationModel, definition: OperationDefinition & { readonly toolName: string }): ToolDefinition {
-  try {
-    return toToolView(definition);
-  } catch (error) {
-    if (!(error instanceof ArgumentClashError)) throw error;
-    throw new CodegenError('ARGUMENT_CLASH', model.file, model.pointer, `${error.message} in operation ${model.ref.operationId}`);
-  }
+/** The tool the runtime will build from `definition`. */
+export function planTool(definition: OperationDefinition & { readonly toolName: string }): ToolInputView {
+  return toToolView(definition);
 }

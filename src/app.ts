@@ -1,6 +1,7 @@
 /**
  * createApp(services): the single place where HTTP surfaces are wired together — request
- * observability, health/metrics, the Account's well-known documents, the `/v1` REST router
+ * observability, health/metrics, the Account's well-known documents and (embedded) its OAuth
+ * authorization server and sign-in pages, the `/v1` REST router
  * and the `/mcp` endpoint. It owns no behaviour of its own.
  */
 import Koa from 'koa';
@@ -24,6 +25,7 @@ export function createApp(services: Services): Koa {
   const health = createHealthRouter(services);
   app.use(health.routes()).use(health.allowedMethods());
   app.use(services.auth.wellKnownRouter.routes());
+  if (services.oauth) app.use(services.oauth.routes(services.limits).routes());
   app.use(renderRestFallbacks());
   const rest = createRestRouter({ operations: services.operations, routes, auth: services.auth, limits: services.limits });
   app.use(rest.routes()).use(rest.allowedMethods());
@@ -37,6 +39,7 @@ export function createApp(services: Services): Koa {
     auth: services.auth,
     limits: services.limits,
     db: services.db,
+    approvals: services.oauth?.approvals,
     ...createFinanceProviders({ operations: services.operations, db: services.db, tools, resourceTemplates }),
   });
   app.use(mcp.routes());

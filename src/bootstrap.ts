@@ -17,6 +17,7 @@ import { createLimits, type Limits } from './http/limits.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { routes } from '../generated/registry.gen.js';
 import type { OperationService } from './api/service.js';
+import { createOAuthServer, type OAuthServer } from './oauth/index.js';
 
 export interface Services {
   readonly config: Config;
@@ -27,6 +28,8 @@ export interface Services {
   readonly limits: Limits;
   readonly metrics: Metrics;
   readonly operations: OperationService;
+  /** The embedded Account's OAuth authorization server; null with an external Account (ACCOUNT_ISSUER). */
+  readonly oauth: OAuthServer | null;
   close(): Promise<void>;
 }
 
@@ -39,7 +42,10 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     const metrics = createMetrics();
     limits = await createLimits(config, logger, metrics);
     const auth = await createAuth(config, store.db, logger, metrics);
-    return assemble(config, logger, store, metrics, limits, auth);
+    const oauth = auth.accountKey === null ? null : await createOAuthServer({
+      config, db: store.db, logger, signingKey: auth.accountKey, issuer: auth.issuer, audiences: auth.audiences, revocation: auth.revocation,
+    });
+    return assemble(config, logger, store, metrics, limits, auth, oauth);
   } catch (err) {
     // A failed start (main.ts retries while the database is down) leaves no pool or client behind.
     await limits?.close();
@@ -48,7 +54,9 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   }
 }
 
-function assemble(config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule): Services {
+function assemble(
+  config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule, oauth: OAuthServer | null,
+): Services {
   const operations = createOperationService({ db: store.db, routes, handlers, budget: limits.budget });
   return {
     config,
@@ -59,6 +67,7 @@ function assemble(config: Config, logger: Logger, store: OpenedDatabase, metrics
     limits,
     metrics,
     operations,
+    oauth,
     async close() {
       await limits.close();
       await store.close();

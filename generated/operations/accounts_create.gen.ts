@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Create Account",
-  "description": "Creates a financial account (bank, savings, cash, investment or credit card) and returns it; it starts with a zero balance (record an opening balance with `finance_transactions_create`). Check `finance_accounts_list` first to avoid duplicates. Send an `Idempotency-Key` so a retry cannot create it twice.",
+  "description": "Creates a financial account with a zero balance (an opening balance is a transaction).",
   "toolName": "finance_accounts_create",
   "parameters": [
     {
@@ -49,7 +49,7 @@ export const operation: OperationDefinition = {
         ],
         "properties": {
           "name": {
-            "description": "Name people use for the account.",
+            "description": "Display name.",
             "type": "string",
             "minLength": 1,
             "maxLength": 200,
@@ -72,7 +72,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "bank_code": {
-            "description": "Three-digit COMPE bank code (e.g. `341` Itaú); `null` for cash.",
+            "description": "Bank code (COMPE); null for cash.",
             "type": [
               "string",
               "null"
@@ -83,7 +83,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "agency": {
-            "description": "Branch (agência), digits and optional check digit.",
+            "description": "Branch (agência) digits.",
             "type": [
               "string",
               "null"
@@ -105,7 +105,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "active": {
-            "description": "Inactive accounts cannot receive new settlements. Defaults to `true`.",
+            "description": "Inactive: no new settlements. Default true.",
             "type": "boolean",
             "examples": [
               true
@@ -116,5 +116,176 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 201
+  "successStatus": 201,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A account.",
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "type",
+        "bank_code",
+        "agency",
+        "account_number",
+        "active",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The account's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "name": {
+          "description": "Display name.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "examples": [
+            "Itaú 1234"
+          ]
+        },
+        "type": {
+          "description": "Kind of account.",
+          "type": "string",
+          "enum": [
+            "checking",
+            "savings",
+            "cash",
+            "investment",
+            "credit"
+          ],
+          "examples": [
+            "checking"
+          ]
+        },
+        "bank_code": {
+          "description": "Bank code (COMPE); null for cash.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 3,
+          "examples": [
+            "341"
+          ]
+        },
+        "agency": {
+          "description": "Branch (agência) digits.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 20,
+          "examples": [
+            "1234"
+          ]
+        },
+        "account_number": {
+          "description": "Account number with check digit.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 30,
+          "examples": [
+            "56789-0"
+          ]
+        },
+        "active": {
+          "description": "Inactive accounts cannot receive new settlements.",
+          "type": "boolean",
+          "examples": [
+            true
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "accounts"
+  ]
 };

@@ -21,7 +21,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Delete Account",
-  "description": "Deletes a financial account. An account that has transactions cannot be deleted → `CONFLICT` (set `active: false` with `finance_accounts_update` instead). Destructive: confirm with the user first.",
+  "description": "Deletes an account. One with transactions → `CONFLICT` (set `active: false` instead).",
   "toolName": "finance_accounts_delete",
   "parameters": [
     {
@@ -31,11 +31,17 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204
+  "successStatus": 204,
+  "successResponse": {
+    "kind": "none"
+  },
+  "tags": [
+    "accounts"
+  ]
 };

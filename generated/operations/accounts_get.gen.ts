@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Get Account",
-  "description": "Returns one financial account with its current `balance` (credits minus debits of its transactions, may be negative). Call `finance_accounts_list` first to find the id.",
+  "description": "Returns one financial account with its current `balance` (may be negative).",
   "toolName": "finance_accounts_get",
   "parameters": [
     {
@@ -28,11 +28,192 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "An account with its computed balance.",
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "type",
+        "bank_code",
+        "agency",
+        "account_number",
+        "active",
+        "balance",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The account's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "name": {
+          "description": "Display name.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "examples": [
+            "Itaú 1234"
+          ]
+        },
+        "type": {
+          "description": "Kind of account.",
+          "type": "string",
+          "enum": [
+            "checking",
+            "savings",
+            "cash",
+            "investment",
+            "credit"
+          ],
+          "examples": [
+            "checking"
+          ]
+        },
+        "bank_code": {
+          "description": "Bank code (COMPE); null for cash.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 3,
+          "examples": [
+            "341"
+          ]
+        },
+        "agency": {
+          "description": "Branch (agência) digits.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 20,
+          "examples": [
+            "1234"
+          ]
+        },
+        "account_number": {
+          "description": "Account number with check digit.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 30,
+          "examples": [
+            "56789-0"
+          ]
+        },
+        "active": {
+          "description": "Inactive accounts cannot receive new settlements.",
+          "type": "boolean",
+          "examples": [
+            true
+          ]
+        },
+        "balance": {
+          "description": "Current balance: credits minus debits of its transactions.",
+          "type": "string",
+          "pattern": "^-?\\d{1,12}\\.\\d{2}$",
+          "examples": [
+            "15230.10",
+            "-250.00"
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "accounts"
+  ]
 };

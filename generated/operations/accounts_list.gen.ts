@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "List Accounts",
-  "description": "Lists the accounts of the workspace, sorted by `name` by default, in pages of `limit` (follow `meta.next_cursor` until it is `null`). Use it to find the `financial_account_id` for settling payables/receivables, creating transactions or transfers. Balances are only on `finance_accounts_get`. Filters: `type`, `active` (operators per parameter). Ask for only the `fields` you need to keep results small. Returns `{data: [Account], meta: {next_cursor}}`.",
+  "description": "Lists financial accounts (balances only on `finance_accounts_get`).",
   "toolName": "finance_accounts_list",
   "parameters": [],
   "list": {
@@ -115,5 +115,208 @@ export const operation: OperationDefinition = {
     ]
   },
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "type": "object",
+      "required": [
+        "data",
+        "meta"
+      ],
+      "properties": {
+        "data": {
+          "description": "This page of accounts.",
+          "type": "array",
+          "items": {
+            "description": "A account.",
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "type",
+              "bank_code",
+              "agency",
+              "account_number",
+              "active",
+              "created_at",
+              "updated_at",
+              "created_by",
+              "updated_by",
+              "created_via",
+              "updated_via",
+              "version"
+            ],
+            "properties": {
+              "id": {
+                "description": "The account's id.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                ],
+                "readOnly": true
+              },
+              "name": {
+                "description": "Display name.",
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "examples": [
+                  "Itaú 1234"
+                ]
+              },
+              "type": {
+                "description": "Kind of account.",
+                "type": "string",
+                "enum": [
+                  "checking",
+                  "savings",
+                  "cash",
+                  "investment",
+                  "credit"
+                ],
+                "examples": [
+                  "checking"
+                ]
+              },
+              "bank_code": {
+                "description": "Bank code (COMPE); null for cash.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 3,
+                "examples": [
+                  "341"
+                ]
+              },
+              "agency": {
+                "description": "Branch (agência) digits.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 20,
+                "examples": [
+                  "1234"
+                ]
+              },
+              "account_number": {
+                "description": "Account number with check digit.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 30,
+                "examples": [
+                  "56789-0"
+                ]
+              },
+              "active": {
+                "description": "Inactive accounts cannot receive new settlements.",
+                "type": "boolean",
+                "examples": [
+                  true
+                ]
+              },
+              "created_at": {
+                "description": "When it was created (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-01T12:30:00Z"
+                ],
+                "readOnly": true
+              },
+              "updated_at": {
+                "description": "When it was last changed (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-02T09:15:00Z"
+                ],
+                "readOnly": true
+              },
+              "created_by": {
+                "description": "The person who created it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "updated_by": {
+                "description": "The person who last changed it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "created_via": {
+                "description": "Channel it was created through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "updated_via": {
+                "description": "Channel it was last changed through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "version": {
+                "description": "Starts at 1 and increments on every change.",
+                "type": "integer",
+                "minimum": 1,
+                "examples": [
+                  1
+                ],
+                "readOnly": true
+              }
+            }
+          }
+        },
+        "meta": {
+          "description": "Pagination state.",
+          "type": "object",
+          "required": [
+            "next_cursor"
+          ],
+          "properties": {
+            "next_cursor": {
+              "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+              "type": [
+                "string",
+                "null"
+              ],
+              "examples": [
+                "eyJrIjpbIjIwMjYtMDMtMTAiXX0"
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  "tags": [
+    "accounts"
+  ]
 };

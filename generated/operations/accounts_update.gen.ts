@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Update Account",
-  "description": "Changes the given fields of a financial account (absent fields keep their value) and returns it with `version` incremented. Set `active: false` to retire an account that has history instead of deleting it.",
+  "description": "Changes the given fields; retire an account with history by `active: false`.",
   "toolName": "finance_accounts_update",
   "parameters": [
     {
@@ -28,7 +28,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
@@ -42,7 +42,7 @@ export const operation: OperationDefinition = {
         "minProperties": 1,
         "properties": {
           "name": {
-            "description": "Name people use for the account.",
+            "description": "Display name.",
             "type": "string",
             "minLength": 1,
             "maxLength": 200,
@@ -65,7 +65,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "bank_code": {
-            "description": "Three-digit COMPE bank code (e.g. `341` Itaú); `null` for cash.",
+            "description": "Bank code (COMPE); null for cash.",
             "type": [
               "string",
               "null"
@@ -76,7 +76,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "agency": {
-            "description": "Branch (agência), digits and optional check digit.",
+            "description": "Branch (agência) digits.",
             "type": [
               "string",
               "null"
@@ -98,7 +98,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "active": {
-            "description": "Inactive accounts cannot receive new settlements. Defaults to `true`.",
+            "description": "Inactive: no new settlements.",
             "type": "boolean",
             "examples": [
               true
@@ -109,5 +109,176 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A account.",
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "type",
+        "bank_code",
+        "agency",
+        "account_number",
+        "active",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The account's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "name": {
+          "description": "Display name.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "examples": [
+            "Itaú 1234"
+          ]
+        },
+        "type": {
+          "description": "Kind of account.",
+          "type": "string",
+          "enum": [
+            "checking",
+            "savings",
+            "cash",
+            "investment",
+            "credit"
+          ],
+          "examples": [
+            "checking"
+          ]
+        },
+        "bank_code": {
+          "description": "Bank code (COMPE); null for cash.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 3,
+          "examples": [
+            "341"
+          ]
+        },
+        "agency": {
+          "description": "Branch (agência) digits.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 20,
+          "examples": [
+            "1234"
+          ]
+        },
+        "account_number": {
+          "description": "Account number with check digit.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 30,
+          "examples": [
+            "56789-0"
+          ]
+        },
+        "active": {
+          "description": "Inactive accounts cannot receive new settlements.",
+          "type": "boolean",
+          "examples": [
+            true
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "accounts"
+  ]
 };

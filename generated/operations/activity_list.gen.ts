@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "List Activity",
-  "description": "Lists the write log of the workspace, newest first: who (`person_id`), through which `channel` (api, mcp, web), which `operation` and which record. Use it to answer \"who changed this payable?\" (`record_id`) or \"what did the agent do today?\" (`channel=mcp`, `created_at[gte]`). Returns `{data: [ActivityEntry], meta: {next_cursor}}`.",
+  "description": "Lists the write log: who, via which `channel`, which `operation` on which record.",
   "toolName": "finance_activity_list",
   "parameters": [],
   "list": {
@@ -160,10 +160,126 @@ export const operation: OperationDefinition = {
             "2026-03-01T12:30:00Z"
           ]
         },
-        "description": "When the write happened (ISO 8601 UTC)."
+        "description": "Write time (UTC)."
       }
     ]
   },
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "type": "object",
+      "required": [
+        "data",
+        "meta"
+      ],
+      "properties": {
+        "data": {
+          "description": "This page of activity.",
+          "type": "array",
+          "items": {
+            "description": "A activity entry.",
+            "type": "object",
+            "required": [
+              "id",
+              "person_id",
+              "channel",
+              "operation",
+              "resource",
+              "record_id",
+              "created_at"
+            ],
+            "properties": {
+              "id": {
+                "description": "The activity entry's id.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                ],
+                "readOnly": true
+              },
+              "person_id": {
+                "description": "The person who made the change.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ]
+              },
+              "channel": {
+                "description": "Where a write came from: the REST API, the MCP server or the web panel.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ]
+              },
+              "operation": {
+                "description": "The operationId that wrote.",
+                "type": "string",
+                "pattern": "^[a-z_]+\\.[a-z_]+$",
+                "examples": [
+                  "payables.settle"
+                ]
+              },
+              "resource": {
+                "description": "The resource written.",
+                "type": "string",
+                "examples": [
+                  "payables"
+                ]
+              },
+              "record_id": {
+                "description": "The record written, when there is one.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "uuid",
+                "examples": [
+                  "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                ]
+              },
+              "created_at": {
+                "description": "When it happened (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-01T12:30:00Z"
+                ]
+              }
+            }
+          }
+        },
+        "meta": {
+          "description": "Pagination state.",
+          "type": "object",
+          "required": [
+            "next_cursor"
+          ],
+          "properties": {
+            "next_cursor": {
+              "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+              "type": [
+                "string",
+                "null"
+              ],
+              "examples": [
+                "eyJrIjpbIjIwMjYtMDMtMTAiXX0"
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  "tags": [
+    "activity"
+  ]
 };

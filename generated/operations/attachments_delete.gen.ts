@@ -21,7 +21,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Delete Attachment",
-  "description": "Deletes an attachment. A linked attachment → `CONFLICT` (unlink it first with `finance_attachments_unlink`). Destructive: confirm with the user first.",
+  "description": "Deletes an attachment. A linked one → `CONFLICT` (unlink it first).",
   "toolName": "finance_attachments_delete",
   "parameters": [
     {
@@ -31,11 +31,17 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204
+  "successStatus": 204,
+  "successResponse": {
+    "kind": "none"
+  },
+  "tags": [
+    "attachments"
+  ]
 };

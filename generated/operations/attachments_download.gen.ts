@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Download Attachment",
-  "description": "Returns the bytes of the file with its content type and `Content-Disposition`. Over MCP the tool never returns the bytes: it returns `content_type`, `size`, `file_name` and this API path to download with an API token.",
+  "description": "Returns the file's metadata and `download_path` (GET it over /v1 with an API token), never its bytes.",
   "toolName": "finance_attachments_download",
   "parameters": [
     {
@@ -28,11 +28,17 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "file"
+  },
+  "tags": [
+    "attachments"
+  ]
 };

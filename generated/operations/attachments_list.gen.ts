@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "List Attachments",
-  "description": "Lists the attachments of the workspace, newest first by default, in pages of `limit` (follow `meta.next_cursor` until it is `null`). Use `parent_id` (and `parent_type`) to get the files linked to a payable, receivable or transaction. Filters: `content_type`, `parent_type`, `parent_id` (operators per parameter). Ask for only the `fields` you need to keep results small. Returns `{data: [Attachment], meta: {next_cursor}}`.",
+  "description": "Lists attachments; `parent_id` gives a record's files.",
   "toolName": "finance_attachments_list",
   "parameters": [],
   "list": {
@@ -119,7 +119,7 @@ export const operation: OperationDefinition = {
             "payable"
           ]
         },
-        "description": "Only attachments linked to a record of this kind."
+        "description": "Linked to a record of this kind."
       },
       {
         "name": "parent_id",
@@ -134,10 +134,245 @@ export const operation: OperationDefinition = {
             "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
           ]
         },
-        "description": "Only attachments linked to this payable, receivable or transaction."
+        "description": "Linked to this record."
       }
     ]
   },
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "type": "object",
+      "required": [
+        "data",
+        "meta"
+      ],
+      "properties": {
+        "data": {
+          "description": "This page of attachments.",
+          "type": "array",
+          "items": {
+            "description": "A attachment.",
+            "type": "object",
+            "required": [
+              "id",
+              "file_name",
+              "title",
+              "content_type",
+              "size",
+              "sha256",
+              "links",
+              "created_at",
+              "updated_at",
+              "created_by",
+              "updated_by",
+              "created_via",
+              "updated_via",
+              "version"
+            ],
+            "properties": {
+              "id": {
+                "description": "The attachment's id.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                ],
+                "readOnly": true
+              },
+              "file_name": {
+                "description": "Original file name, used for downloads.",
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 255,
+                "examples": [
+                  "nf-1234.pdf"
+                ]
+              },
+              "title": {
+                "description": "Human title; `null` when none was given.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 200,
+                "examples": [
+                  "NF 1234 - Fornecedor ABC"
+                ]
+              },
+              "content_type": {
+                "description": "Accepted file types: PDF, PNG, JPEG, XML (NF-e), OFX, CSV, XLSX. The magic bytes of PDF, PNG and JPEG must match (else `UNPROCESSABLE_ENTITY`).",
+                "type": "string",
+                "enum": [
+                  "application/pdf",
+                  "image/png",
+                  "image/jpeg",
+                  "application/xml",
+                  "application/x-ofx",
+                  "text/csv",
+                  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+                ],
+                "examples": [
+                  "application/pdf"
+                ]
+              },
+              "size": {
+                "description": "Size in bytes.",
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 10485760,
+                "examples": [
+                  48213
+                ]
+              },
+              "sha256": {
+                "description": "SHA-256 of the bytes (hex).",
+                "type": "string",
+                "pattern": "^[0-9a-f]{64}$",
+                "examples": [
+                  "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                ]
+              },
+              "links": {
+                "description": "The records it is linked to.",
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "parent_type",
+                    "parent_id",
+                    "created_at"
+                  ],
+                  "properties": {
+                    "parent_type": {
+                      "description": "Record kind.",
+                      "type": "string",
+                      "enum": [
+                        "payable",
+                        "receivable",
+                        "transaction"
+                      ],
+                      "examples": [
+                        "payable"
+                      ]
+                    },
+                    "parent_id": {
+                      "description": "Id of the linked payable, receivable or transaction.",
+                      "type": "string",
+                      "format": "uuid",
+                      "examples": [
+                        "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                      ]
+                    },
+                    "created_at": {
+                      "description": "When the link was made.",
+                      "type": "string",
+                      "format": "date-time",
+                      "examples": [
+                        "2026-03-01T12:30:00Z"
+                      ]
+                    }
+                  }
+                }
+              },
+              "created_at": {
+                "description": "When it was created (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-01T12:30:00Z"
+                ],
+                "readOnly": true
+              },
+              "updated_at": {
+                "description": "When it was last changed (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-02T09:15:00Z"
+                ],
+                "readOnly": true
+              },
+              "created_by": {
+                "description": "The person who created it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "updated_by": {
+                "description": "The person who last changed it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "created_via": {
+                "description": "Channel it was created through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "updated_via": {
+                "description": "Channel it was last changed through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "version": {
+                "description": "Starts at 1 and increments on every change.",
+                "type": "integer",
+                "minimum": 1,
+                "examples": [
+                  1
+                ],
+                "readOnly": true
+              }
+            }
+          }
+        },
+        "meta": {
+          "description": "Pagination state.",
+          "type": "object",
+          "required": [
+            "next_cursor"
+          ],
+          "properties": {
+            "next_cursor": {
+              "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+              "type": [
+                "string",
+                "null"
+              ],
+              "examples": [
+                "eyJrIjpbIjIwMjYtMDMtMTAiXX0"
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  "tags": [
+    "attachments"
+  ]
 };

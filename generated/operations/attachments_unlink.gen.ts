@@ -20,7 +20,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Unlink Attachment",
-  "description": "Removes the link between an attachment and a payable, receivable or transaction; the file itself stays. No such link → `NOT_FOUND`. Destructive: confirm with the user first.",
+  "description": "Unlinks an attachment from a payable, receivable or transaction; the file stays.",
   "toolName": "finance_attachments_unlink",
   "parameters": [
     {
@@ -30,7 +30,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     },
     {
@@ -63,5 +63,11 @@ export const operation: OperationDefinition = {
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204
+  "successStatus": 204,
+  "successResponse": {
+    "kind": "none"
+  },
+  "tags": [
+    "attachments"
+  ]
 };

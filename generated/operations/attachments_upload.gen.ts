@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Upload Attachment",
-  "description": "Stores a file (PDF, PNG, JPEG, XML, OFX, CSV or XLSX, at most 10 MB) and returns its record; then link it to a payable, receivable or transaction with `finance_attachments_link`. JSON clients and MCP send `file_name`, `content_type` and `content_base64`; REST clients may send `multipart/form-data` instead. The declared type must match the bytes for PDF/PNG/JPEG → else `UNPROCESSABLE_ENTITY`; too large → `VALIDATION_ERROR`. Send an `Idempotency-Key` so a retry cannot store it twice.",
+  "description": "Stores a file (≤ 10 MB) to link with `finance_attachments_link`; PDF, PNG and JPEG bytes must match `content_type`.",
   "toolName": "finance_attachments_upload",
   "parameters": [
     {
@@ -59,7 +59,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "content_type": {
-            "description": "The file's media type. Accepted: application/pdf, image/png, image/jpeg, application/xml, application/x-ofx, text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet. Any other type → `UNPROCESSABLE_ENTITY` (the same answer as the multipart upload gives); the magic bytes of PDF, PNG and JPEG must match the declared type (else `UNPROCESSABLE_ENTITY`).",
+            "description": "application/pdf, image/png, image/jpeg, application/xml, application/x-ofx, text/csv or the XLSX type.",
             "type": "string",
             "minLength": 1,
             "maxLength": 255,
@@ -68,7 +68,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "content_base64": {
-            "description": "The bytes, base64-encoded (at most 10 MB decoded; larger → `VALIDATION_ERROR`).",
+            "description": "Base64 file (≤ 10 MB).",
             "type": "string",
             "minLength": 4,
             "maxLength": 13981016,
@@ -109,5 +109,208 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 201
+  "successStatus": 201,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A attachment.",
+      "type": "object",
+      "required": [
+        "id",
+        "file_name",
+        "title",
+        "content_type",
+        "size",
+        "sha256",
+        "links",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The attachment's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "file_name": {
+          "description": "Original file name, used for downloads.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 255,
+          "examples": [
+            "nf-1234.pdf"
+          ]
+        },
+        "title": {
+          "description": "Human title; `null` when none was given.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 200,
+          "examples": [
+            "NF 1234 - Fornecedor ABC"
+          ]
+        },
+        "content_type": {
+          "description": "Accepted file types: PDF, PNG, JPEG, XML (NF-e), OFX, CSV, XLSX. The magic bytes of PDF, PNG and JPEG must match (else `UNPROCESSABLE_ENTITY`).",
+          "type": "string",
+          "enum": [
+            "application/pdf",
+            "image/png",
+            "image/jpeg",
+            "application/xml",
+            "application/x-ofx",
+            "text/csv",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+          ],
+          "examples": [
+            "application/pdf"
+          ]
+        },
+        "size": {
+          "description": "Size in bytes.",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 10485760,
+          "examples": [
+            48213
+          ]
+        },
+        "sha256": {
+          "description": "SHA-256 of the bytes (hex).",
+          "type": "string",
+          "pattern": "^[0-9a-f]{64}$",
+          "examples": [
+            "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+          ]
+        },
+        "links": {
+          "description": "The records it is linked to.",
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "parent_type",
+              "parent_id",
+              "created_at"
+            ],
+            "properties": {
+              "parent_type": {
+                "description": "Record kind.",
+                "type": "string",
+                "enum": [
+                  "payable",
+                  "receivable",
+                  "transaction"
+                ],
+                "examples": [
+                  "payable"
+                ]
+              },
+              "parent_id": {
+                "description": "Id of the linked payable, receivable or transaction.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                ]
+              },
+              "created_at": {
+                "description": "When the link was made.",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-01T12:30:00Z"
+                ]
+              }
+            }
+          }
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "attachments"
+  ]
 };

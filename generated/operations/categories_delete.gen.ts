@@ -21,7 +21,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Delete Category",
-  "description": "Deletes a category. One with children → `UNPROCESSABLE_ENTITY` (delete or move the children first); one used by payables, receivables or transactions → `CONFLICT`. Destructive: confirm with the user first.",
+  "description": "Deletes a category. One with children → `UNPROCESSABLE_ENTITY`; one in use → `CONFLICT`.",
   "toolName": "finance_categories_delete",
   "parameters": [
     {
@@ -31,11 +31,17 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204
+  "successStatus": 204,
+  "successResponse": {
+    "kind": "none"
+  },
+  "tags": [
+    "categories"
+  ]
 };

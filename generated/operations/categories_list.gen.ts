@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "List Categories",
-  "description": "Lists the categories of the workspace, sorted by `name` by default, in pages of `limit` (follow `meta.next_cursor` until it is `null`). Use it to find a `category_id` for payables (`type=debit`) or receivables (`type=credit`); filter by `parent_id` or `level` to walk the three-level chart. Filters: `type`, `parent_id`, `level` (operators per parameter). Ask for only the `fields` you need to keep results small. Returns `{data: [Category], meta: {next_cursor}}`.",
+  "description": "Lists categories (payables use `debit`, receivables `credit`); `parent_id` and `level` walk the chart.",
   "toolName": "finance_categories_list",
   "parameters": [],
   "list": {
@@ -131,5 +131,183 @@ export const operation: OperationDefinition = {
     ]
   },
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "type": "object",
+      "required": [
+        "data",
+        "meta"
+      ],
+      "properties": {
+        "data": {
+          "description": "This page of categories.",
+          "type": "array",
+          "items": {
+            "description": "A category.",
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "type",
+              "parent_id",
+              "level",
+              "created_at",
+              "updated_at",
+              "created_by",
+              "updated_by",
+              "created_via",
+              "updated_via",
+              "version"
+            ],
+            "properties": {
+              "id": {
+                "description": "The category's id.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                ],
+                "readOnly": true
+              },
+              "name": {
+                "description": "Category name.",
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "examples": [
+                  "Aluguel"
+                ]
+              },
+              "type": {
+                "description": "`debit` for payables, `credit` for receivables; a child has its parent's.",
+                "type": "string",
+                "enum": [
+                  "debit",
+                  "credit"
+                ],
+                "examples": [
+                  "debit"
+                ]
+              },
+              "parent_id": {
+                "description": "Parent category (level 1 or 2) from `finance_categories_list`; `null` for a top-level category.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "uuid",
+                "examples": [
+                  "0a1b2c3d-4e5f-4a6b-9c7d-8e9f0a1b2c3d"
+                ]
+              },
+              "level": {
+                "description": "Depth in the chart: 1 for top-level, parent level + 1 otherwise.",
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 3,
+                "examples": [
+                  2
+                ]
+              },
+              "created_at": {
+                "description": "When it was created (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-01T12:30:00Z"
+                ],
+                "readOnly": true
+              },
+              "updated_at": {
+                "description": "When it was last changed (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-02T09:15:00Z"
+                ],
+                "readOnly": true
+              },
+              "created_by": {
+                "description": "The person who created it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "updated_by": {
+                "description": "The person who last changed it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "created_via": {
+                "description": "Channel it was created through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "updated_via": {
+                "description": "Channel it was last changed through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "version": {
+                "description": "Starts at 1 and increments on every change.",
+                "type": "integer",
+                "minimum": 1,
+                "examples": [
+                  1
+                ],
+                "readOnly": true
+              }
+            }
+          }
+        },
+        "meta": {
+          "description": "Pagination state.",
+          "type": "object",
+          "required": [
+            "next_cursor"
+          ],
+          "properties": {
+            "next_cursor": {
+              "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+              "type": [
+                "string",
+                "null"
+              ],
+              "examples": [
+                "eyJrIjpbIjIwMjYtMDMtMTAiXX0"
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  "tags": [
+    "categories"
+  ]
 };

@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Update Category",
-  "description": "Renames a category (its `type` and place in the chart do not change) and returns it with `version` incremented.",
+  "description": "Renames a category; its `type` and parent stay.",
   "toolName": "finance_categories_update",
   "parameters": [
     {
@@ -28,7 +28,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
@@ -55,5 +55,151 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A category.",
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "type",
+        "parent_id",
+        "level",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The category's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "name": {
+          "description": "Category name.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "examples": [
+            "Aluguel"
+          ]
+        },
+        "type": {
+          "description": "`debit` for payables, `credit` for receivables; a child has its parent's.",
+          "type": "string",
+          "enum": [
+            "debit",
+            "credit"
+          ],
+          "examples": [
+            "debit"
+          ]
+        },
+        "parent_id": {
+          "description": "Parent category (level 1 or 2) from `finance_categories_list`; `null` for a top-level category.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "uuid",
+          "examples": [
+            "0a1b2c3d-4e5f-4a6b-9c7d-8e9f0a1b2c3d"
+          ]
+        },
+        "level": {
+          "description": "Depth in the chart: 1 for top-level, parent level + 1 otherwise.",
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 3,
+          "examples": [
+            2
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "categories"
+  ]
 };

@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Update Company",
-  "description": "Changes the given fields of a company (absent fields keep their value) and returns it with `version` incremented. Call `finance_companies_get` first if you need the current values.",
+  "description": "Changes the given fields.",
   "toolName": "finance_companies_update",
   "parameters": [
     {
@@ -28,7 +28,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
@@ -42,7 +42,7 @@ export const operation: OperationDefinition = {
         "minProperties": 1,
         "properties": {
           "cnpj": {
-            "description": "CNPJ, 14 digits without punctuation; check digits are validated (`VALIDATION_ERROR`).",
+            "description": "CNPJ digits (14).",
             "type": "string",
             "pattern": "^\\d{14}$",
             "examples": [
@@ -59,7 +59,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "trade_name": {
-            "description": "Trade name (nome fantasia); `null` clears it.",
+            "description": "Trade name (nome fantasia); null clears.",
             "type": [
               "string",
               "null"
@@ -70,7 +70,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "active": {
-            "description": "Inactive companies stay readable. Defaults to `true`.",
+            "description": "Active flag.",
             "type": "boolean",
             "examples": [
               true
@@ -81,5 +81,146 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A company.",
+      "type": "object",
+      "required": [
+        "id",
+        "cnpj",
+        "name",
+        "trade_name",
+        "active",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The company's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "cnpj": {
+          "description": "CNPJ, 14 digits without punctuation.",
+          "type": "string",
+          "pattern": "^\\d{14}$",
+          "examples": [
+            "11222333000181"
+          ]
+        },
+        "name": {
+          "description": "Legal name (razão social).",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "examples": [
+            "Demo Comércio Ltda"
+          ]
+        },
+        "trade_name": {
+          "description": "Trade name (nome fantasia).",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 200,
+          "examples": [
+            "Demo"
+          ]
+        },
+        "active": {
+          "description": "Inactive companies stay readable.",
+          "type": "boolean",
+          "examples": [
+            true
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "companies"
+  ]
 };

@@ -21,7 +21,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Delete Cost Center",
-  "description": "Deletes a cost center. One used in any apportionment → `CONFLICT` (set `active: false` instead). Destructive: confirm with the user first.",
+  "description": "Deletes a cost center. One in use → `CONFLICT` (set `active: false` instead).",
   "toolName": "finance_cost_centers_delete",
   "parameters": [
     {
@@ -31,11 +31,17 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204
+  "successStatus": 204,
+  "successResponse": {
+    "kind": "none"
+  },
+  "tags": [
+    "cost_centers"
+  ]
 };

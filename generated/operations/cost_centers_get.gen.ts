@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Get Cost Center",
-  "description": "Returns one cost center by id. Call `finance_cost_centers_list` first to find the id. Another workspace's id is reported as `NOT_FOUND`.",
+  "description": "Returns one cost center.",
   "toolName": "finance_cost_centers_get",
   "parameters": [
     {
@@ -28,11 +28,144 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A cost center.",
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "type",
+        "active",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The cost center's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "name": {
+          "description": "Cost center name.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "examples": [
+            "Comercial"
+          ]
+        },
+        "type": {
+          "description": "`cost`: payables, `revenue`: receivables, `both`.",
+          "type": "string",
+          "enum": [
+            "cost",
+            "revenue",
+            "both"
+          ],
+          "examples": [
+            "cost"
+          ]
+        },
+        "active": {
+          "description": "Inactive centers cannot receive new allocations.",
+          "type": "boolean",
+          "examples": [
+            true
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "cost_centers"
+  ]
 };

@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Update Cost Center",
-  "description": "Changes the given fields of a cost center (absent fields keep their value) and returns it with `version` incremented. Call `finance_cost_centers_get` first if you need the current values.",
+  "description": "Changes the given fields.",
   "toolName": "finance_cost_centers_update",
   "parameters": [
     {
@@ -28,7 +28,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
@@ -51,7 +51,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "type": {
-            "description": "Which titles may use it: `cost` (payables), `revenue` (receivables) or `both`.",
+            "description": "`cost`: payables, `revenue`: receivables, `both`.",
             "type": "string",
             "enum": [
               "cost",
@@ -63,7 +63,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "active": {
-            "description": "Inactive centers cannot receive new allocations. Defaults to `true`.",
+            "description": "Inactive: no new allocations.",
             "type": "boolean",
             "examples": [
               true
@@ -74,5 +74,138 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A cost center.",
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "type",
+        "active",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The cost center's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "name": {
+          "description": "Cost center name.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "examples": [
+            "Comercial"
+          ]
+        },
+        "type": {
+          "description": "`cost`: payables, `revenue`: receivables, `both`.",
+          "type": "string",
+          "enum": [
+            "cost",
+            "revenue",
+            "both"
+          ],
+          "examples": [
+            "cost"
+          ]
+        },
+        "active": {
+          "description": "Inactive centers cannot receive new allocations.",
+          "type": "boolean",
+          "examples": [
+            true
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "cost_centers"
+  ]
 };

@@ -20,7 +20,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Delete Payable",
-  "description": "Deletes a payable and, if it was paid, its settlement transaction. Destructive and irreversible: confirm with the user first. To keep the history prefer `finance_payables_cancel`.",
+  "description": "Deletes a payable and its settlement, if paid. Irreversible; `finance_payables_cancel` keeps the history.",
   "toolName": "finance_payables_delete",
   "parameters": [
     {
@@ -30,11 +30,17 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204
+  "successStatus": 204,
+  "successResponse": {
+    "kind": "none"
+  },
+  "tags": [
+    "payables"
+  ]
 };

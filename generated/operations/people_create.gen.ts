@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Create Person",
-  "description": "Registers a vendor or customer. Call `finance_people_list` with `document_number` first to avoid duplicates: the same CPF/CNPJ in the workspace → `CONFLICT`; invalid check digits → `VALIDATION_ERROR`. Set `is_supplier` for payables and `is_customer` for receivables. Send an `Idempotency-Key` so a retry cannot create it twice.",
+  "description": "Registers a vendor or customer; a CPF/CNPJ already used → `CONFLICT` (search `finance_people_list` first).",
   "toolName": "finance_people_create",
   "parameters": [
     {
@@ -58,7 +58,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "kind": {
-            "description": "`natural` (pessoa física, CPF) or `juridical` (pessoa jurídica, CNPJ).",
+            "description": "`natural` (CPF) or `juridical` (CNPJ).",
             "type": "string",
             "enum": [
               "natural",
@@ -69,7 +69,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "document_number": {
-            "description": "CPF (11 digits, `natural`) or CNPJ (14 digits, `juridical`) without punctuation; check digits are validated (`VALIDATION_ERROR`); a duplicate in the workspace is a `CONFLICT`.",
+            "description": "CPF or CNPJ digits; unique.",
             "type": [
               "string",
               "null"
@@ -80,21 +80,21 @@ export const operation: OperationDefinition = {
             ]
           },
           "is_customer": {
-            "description": "Can be the counterparty of receivables. Defaults to `false`.",
+            "description": "A customer; default false.",
             "type": "boolean",
             "examples": [
               false
             ]
           },
           "is_supplier": {
-            "description": "Can be the counterparty of payables. Defaults to `false`.",
+            "description": "A vendor; default false.",
             "type": "boolean",
             "examples": [
               true
             ]
           },
           "emails": {
-            "description": "Contact e-mails; the array replaces the previous list.",
+            "description": "E-mails (replaces the list).",
             "type": "array",
             "maxItems": 10,
             "examples": [
@@ -113,5 +113,171 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 201
+  "successStatus": 201,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A person.",
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "kind",
+        "document_number",
+        "is_customer",
+        "is_supplier",
+        "emails",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The person's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "name": {
+          "description": "Name or legal name.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200,
+          "examples": [
+            "Fornecedor ABC Ltda"
+          ]
+        },
+        "kind": {
+          "description": "`natural` (CPF) or `juridical` (CNPJ).",
+          "type": "string",
+          "enum": [
+            "natural",
+            "juridical"
+          ],
+          "examples": [
+            "juridical"
+          ]
+        },
+        "document_number": {
+          "description": "CPF (11 digits) or CNPJ (14 digits) without punctuation; `null` when unknown.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^(\\d{11}|\\d{14})$",
+          "examples": [
+            "11222333000181"
+          ]
+        },
+        "is_customer": {
+          "description": "Can be the counterparty of receivables.",
+          "type": "boolean",
+          "examples": [
+            false
+          ]
+        },
+        "is_supplier": {
+          "description": "Can be the counterparty of payables.",
+          "type": "boolean",
+          "examples": [
+            true
+          ]
+        },
+        "emails": {
+          "description": "Contact e-mails.",
+          "type": "array",
+          "examples": [
+            [
+              "financeiro@fornecedorabc.com.br"
+            ]
+          ],
+          "items": {
+            "type": "string",
+            "format": "email"
+          }
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "people"
+  ]
 };

@@ -21,7 +21,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Delete Person",
-  "description": "Removes a vendor or customer from lists (soft delete: titles that reference the person keep their history). Destructive: confirm with the user first.",
+  "description": "Hides a vendor or customer (soft delete; titles keep their history).",
   "toolName": "finance_people_delete",
   "parameters": [
     {
@@ -31,11 +31,17 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204
+  "successStatus": 204,
+  "successResponse": {
+    "kind": "none"
+  },
+  "tags": [
+    "people"
+  ]
 };

@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "List People",
-  "description": "Lists the people of the workspace, sorted by `name` by default, in pages of `limit` (follow `meta.next_cursor` until it is `null`). Use it to find the `person_id` of a vendor (`is_supplier=true`) or customer (`is_customer=true`), e.g. by `document_number` (CPF/CNPJ digits) or exact `name`. Filters: `kind`, `is_customer`, `is_supplier`, `document_number`, `name` (operators per parameter). Ask for only the `fields` you need to keep results small. Returns `{data: [Person], meta: {next_cursor}}`.",
+  "description": "Lists vendors and customers; find one by `document_number` or exact `name`.",
   "toolName": "finance_people_list",
   "parameters": [],
   "list": {
@@ -133,7 +133,7 @@ export const operation: OperationDefinition = {
             "11222333000181"
           ]
         },
-        "description": "CPF or CNPJ digits, without punctuation."
+        "description": "CPF or CNPJ digits."
       },
       {
         "name": "name",
@@ -153,5 +153,203 @@ export const operation: OperationDefinition = {
     ]
   },
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "type": "object",
+      "required": [
+        "data",
+        "meta"
+      ],
+      "properties": {
+        "data": {
+          "description": "This page of people.",
+          "type": "array",
+          "items": {
+            "description": "A person.",
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "kind",
+              "document_number",
+              "is_customer",
+              "is_supplier",
+              "emails",
+              "created_at",
+              "updated_at",
+              "created_by",
+              "updated_by",
+              "created_via",
+              "updated_via",
+              "version"
+            ],
+            "properties": {
+              "id": {
+                "description": "The person's id.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                ],
+                "readOnly": true
+              },
+              "name": {
+                "description": "Name or legal name.",
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "examples": [
+                  "Fornecedor ABC Ltda"
+                ]
+              },
+              "kind": {
+                "description": "`natural` (CPF) or `juridical` (CNPJ).",
+                "type": "string",
+                "enum": [
+                  "natural",
+                  "juridical"
+                ],
+                "examples": [
+                  "juridical"
+                ]
+              },
+              "document_number": {
+                "description": "CPF (11 digits) or CNPJ (14 digits) without punctuation; `null` when unknown.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^(\\d{11}|\\d{14})$",
+                "examples": [
+                  "11222333000181"
+                ]
+              },
+              "is_customer": {
+                "description": "Can be the counterparty of receivables.",
+                "type": "boolean",
+                "examples": [
+                  false
+                ]
+              },
+              "is_supplier": {
+                "description": "Can be the counterparty of payables.",
+                "type": "boolean",
+                "examples": [
+                  true
+                ]
+              },
+              "emails": {
+                "description": "Contact e-mails.",
+                "type": "array",
+                "examples": [
+                  [
+                    "financeiro@fornecedorabc.com.br"
+                  ]
+                ],
+                "items": {
+                  "type": "string",
+                  "format": "email"
+                }
+              },
+              "created_at": {
+                "description": "When it was created (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-01T12:30:00Z"
+                ],
+                "readOnly": true
+              },
+              "updated_at": {
+                "description": "When it was last changed (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-02T09:15:00Z"
+                ],
+                "readOnly": true
+              },
+              "created_by": {
+                "description": "The person who created it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "updated_by": {
+                "description": "The person who last changed it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "created_via": {
+                "description": "Channel it was created through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "updated_via": {
+                "description": "Channel it was last changed through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "version": {
+                "description": "Starts at 1 and increments on every change.",
+                "type": "integer",
+                "minimum": 1,
+                "examples": [
+                  1
+                ],
+                "readOnly": true
+              }
+            }
+          }
+        },
+        "meta": {
+          "description": "Pagination state.",
+          "type": "object",
+          "required": [
+            "next_cursor"
+          ],
+          "properties": {
+            "next_cursor": {
+              "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+              "type": [
+                "string",
+                "null"
+              ],
+              "examples": [
+                "eyJrIjpbIjIwMjYtMDMtMTAiXX0"
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  "tags": [
+    "people"
+  ]
 };

@@ -20,7 +20,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Delete Receivable",
-  "description": "Deletes a receivable and, if it was received, its settlement transaction. Destructive and irreversible: confirm with the user first. To keep the history prefer `finance_receivables_cancel`.",
+  "description": "Deletes a receivable and its settlement, if received. Irreversible; `finance_receivables_cancel` keeps the history.",
   "toolName": "finance_receivables_delete",
   "parameters": [
     {
@@ -30,11 +30,17 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204
+  "successStatus": 204,
+  "successResponse": {
+    "kind": "none"
+  },
+  "tags": [
+    "receivables"
+  ]
 };

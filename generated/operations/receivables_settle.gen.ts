@@ -21,7 +21,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Settle (Receive) Receivable",
-  "description": "Marks a pending receivable as received and records the credit transaction on the account (amount + interest − discount), all at once. MOVES MONEY: confirm the receivable, amount and account with the user before calling. `payment_date` is required; `financial_account_id` defaults to the one on the receivable (`finance_accounts_list` to pick one). Not pending or no account → `UNPROCESSABLE_ENTITY`; of two concurrent settlements exactly one succeeds. Returns the receivable with `status: received`, `paid_amount` and `transaction_id`. Undo with `finance_receivables_reopen`.",
+  "description": "Receives a pending receivable: credits amount + interest − discount to the account. Moves money. Undo: `finance_receivables_reopen`.",
   "toolName": "finance_receivables_settle",
   "parameters": [
     {
@@ -31,7 +31,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     },
     {
@@ -61,7 +61,7 @@ export const operation: OperationDefinition = {
         ],
         "properties": {
           "payment_date": {
-            "description": "Date it was received (`YYYY-MM-DD`); becomes the transaction's `occurred_at`.",
+            "description": "Date received; the transaction's `occurred_at`.",
             "type": "string",
             "format": "date",
             "examples": [
@@ -69,7 +69,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "financial_account_id": {
-            "description": "Account the money moves on (from `finance_accounts_list`); defaults to the title's `financial_account_id`. Neither → `UNPROCESSABLE_ENTITY`.",
+            "description": "Default: the title's account.",
             "type": "string",
             "format": "uuid",
             "examples": [
@@ -77,7 +77,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "interest_amount": {
-            "description": "Interest/fine added (juros/multa). Defaults to 0. BRL amount: a decimal string (`\"12.50\"`, preferred) or a number, zero or more, at most two decimals.",
+            "description": "Interest/fine (juros/multa); default 0.",
             "type": [
               "string",
               "number"
@@ -90,7 +90,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "discount_amount": {
-            "description": "Discount given (desconto). Defaults to 0; may not exceed amount + interest. BRL amount: a decimal string (`\"12.50\"`, preferred) or a number, zero or more, at most two decimals.",
+            "description": "Discount (desconto); default 0; ≤ amount + interest.",
             "type": [
               "string",
               "number"
@@ -107,5 +107,333 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A receivable.",
+      "type": "object",
+      "required": [
+        "id",
+        "description",
+        "amount",
+        "due_date",
+        "competence_date",
+        "status",
+        "person_id",
+        "category_id",
+        "financial_account_id",
+        "document_number",
+        "notes",
+        "payment_date",
+        "paid_amount",
+        "interest_amount",
+        "discount_amount",
+        "transaction_id",
+        "cost_center_allocations",
+        "attachments_count",
+        "overdue",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The receivable's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "description": {
+          "description": "What it is for.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 500,
+          "examples": [
+            "Cliente XYZ - Fatura 0042"
+          ]
+        },
+        "amount": {
+          "description": "Face value in BRL.",
+          "type": "string",
+          "pattern": "^\\d{1,12}\\.\\d{2}$",
+          "examples": [
+            "1234.56"
+          ]
+        },
+        "due_date": {
+          "description": "Due date.",
+          "type": "string",
+          "format": "date",
+          "examples": [
+            "2026-03-10"
+          ]
+        },
+        "competence_date": {
+          "description": "Accrual date; default `due_date`.",
+          "type": "string",
+          "format": "date",
+          "examples": [
+            "2026-03-01"
+          ]
+        },
+        "status": {
+          "description": "`pending` until settled (`received`) or `cancelled`; only pending titles can be edited, settled or cancelled.",
+          "type": "string",
+          "enum": [
+            "pending",
+            "received",
+            "cancelled"
+          ],
+          "examples": [
+            "pending"
+          ]
+        },
+        "person_id": {
+          "description": "The customer.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
+          ]
+        },
+        "category_id": {
+          "description": "A `credit` category from `finance_categories_list`.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "uuid",
+          "examples": [
+            "8b2e4c61-0f3a-4d5b-8e7c-1a9f2d3b4c5e"
+          ]
+        },
+        "financial_account_id": {
+          "description": "Default settlement account (from `finance_accounts_list`).",
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "uuid",
+          "examples": [
+            "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+          ]
+        },
+        "document_number": {
+          "description": "Invoice or boleto number.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 60,
+          "examples": [
+            "1234"
+          ]
+        },
+        "notes": {
+          "description": "Free text.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 2000,
+          "examples": [
+            null
+          ]
+        },
+        "payment_date": {
+          "description": "Date it was received; `null` while not received.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "date",
+          "examples": [
+            "2026-03-09"
+          ]
+        },
+        "paid_amount": {
+          "description": "Amount actually received (amount + interest − discount); `null` while not received.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^\\d{1,12}\\.\\d{2}$",
+          "examples": [
+            "1234.56"
+          ]
+        },
+        "interest_amount": {
+          "description": "Interest added at settlement.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^\\d{1,12}\\.\\d{2}$",
+          "examples": [
+            "1234.56"
+          ]
+        },
+        "discount_amount": {
+          "description": "Discount given at settlement.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^\\d{1,12}\\.\\d{2}$",
+          "examples": [
+            "1234.56"
+          ]
+        },
+        "transaction_id": {
+          "description": "The settlement transaction; `null` while not settled.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ]
+        },
+        "cost_center_allocations": {
+          "description": "Apportionment across cost centers (empty when the record is not split).",
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "cost_center_id",
+              "percentage",
+              "amount"
+            ],
+            "properties": {
+              "cost_center_id": {
+                "description": "Cost center.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "5e6f7a8b-3c4d-4e5f-a01b-2c3d4e5f6071"
+                ]
+              },
+              "percentage": {
+                "description": "The percentage given on input, or `null` when the row was given as an amount.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^\\d{1,3}\\.\\d{2}$",
+                "examples": [
+                  "60.00"
+                ]
+              },
+              "amount": {
+                "description": "The amount allocated (percentages are rounded to cents, the residue on the last row).",
+                "type": "string",
+                "pattern": "^\\d{1,12}\\.\\d{2}$",
+                "examples": [
+                  "1234.56"
+                ]
+              }
+            }
+          }
+        },
+        "attachments_count": {
+          "description": "Number of attachments linked to it (see `finance_attachments_list` with `parent_id`).",
+          "type": "integer",
+          "minimum": 0,
+          "examples": [
+            1
+          ]
+        },
+        "overdue": {
+          "description": "True when pending and `due_date` is before today.",
+          "type": "boolean",
+          "examples": [
+            false
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "receivables"
+  ]
 };

@@ -90,5 +90,110 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "The Seguridad settings of the workspace. A blocked action fails with `SECURITY_BLOCKED` on that channel.",
+      "type": "object",
+      "required": [
+        "blocked",
+        "updated_at",
+        "updated_by",
+        "version"
+      ],
+      "properties": {
+        "blocked": {
+          "description": "Blocked actions per channel.",
+          "type": "object",
+          "required": [
+            "api",
+            "mcp"
+          ],
+          "properties": {
+            "api": {
+              "description": "Actions blocked on the REST API.",
+              "type": "array",
+              "uniqueItems": true,
+              "examples": [
+                []
+              ],
+              "items": {
+                "description": "A class of write: `move_money` covers settle, reopen and transfers; `upload` covers attachment uploads.",
+                "type": "string",
+                "enum": [
+                  "create",
+                  "update",
+                  "delete",
+                  "move_money",
+                  "upload"
+                ],
+                "examples": [
+                  "move_money"
+                ]
+              }
+            },
+            "mcp": {
+              "description": "Actions blocked for MCP tools.",
+              "type": "array",
+              "uniqueItems": true,
+              "examples": [
+                [
+                  "move_money",
+                  "delete"
+                ]
+              ],
+              "items": {
+                "description": "A class of write: `move_money` covers settle, reopen and transfers; `upload` covers attachment uploads.",
+                "type": "string",
+                "enum": [
+                  "create",
+                  "update",
+                  "delete",
+                  "move_money",
+                  "upload"
+                ],
+                "examples": [
+                  "move_money"
+                ]
+              }
+            }
+          }
+        },
+        "updated_at": {
+          "description": "When they were last changed.",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "Who changed them last; `null` while never changed.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            3
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "security_settings"
+  ]
 };

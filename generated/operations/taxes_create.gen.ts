@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Create Tax",
-  "description": "Creates a withholding tax with its default rate in percent (`\"4.65\"`). A name already used in the workspace → `CONFLICT`. Send an `Idempotency-Key` so a retry cannot create it twice.",
+  "description": "Creates a withholding tax. A name already used → `CONFLICT`.",
   "toolName": "finance_taxes_create",
   "parameters": [
     {
@@ -49,7 +49,7 @@ export const operation: OperationDefinition = {
         ],
         "properties": {
           "name": {
-            "description": "Unique name in the workspace (a duplicate is a `CONFLICT`).",
+            "description": "Unique name.",
             "type": "string",
             "minLength": 1,
             "maxLength": 100,
@@ -58,7 +58,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "default_rate": {
-            "description": "A percentage from 0 to 100 with at most two decimals, as a string (preferred) or a number.",
+            "description": "Percent, 0 to 100.",
             "type": [
               "string",
               "number"
@@ -72,7 +72,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "active": {
-            "description": "Inactive taxes are kept for history. Defaults to `true`.",
+            "description": "Default true.",
             "type": "boolean",
             "examples": [
               true
@@ -83,5 +83,134 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 201
+  "successStatus": 201,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A tax.",
+      "type": "object",
+      "required": [
+        "id",
+        "name",
+        "default_rate",
+        "active",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The tax's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "name": {
+          "description": "Tax name, unique in the workspace.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100,
+          "examples": [
+            "PIS/COFINS/CSLL"
+          ]
+        },
+        "default_rate": {
+          "description": "A percentage as a decimal string with two places (`\"4.65\"` is 4.65 %).",
+          "type": "string",
+          "pattern": "^\\d{1,3}\\.\\d{2}$",
+          "examples": [
+            "4.65"
+          ]
+        },
+        "active": {
+          "description": "Inactive taxes are kept for history.",
+          "type": "boolean",
+          "examples": [
+            true
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "taxes"
+  ]
 };

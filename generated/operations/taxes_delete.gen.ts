@@ -21,7 +21,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Delete Tax",
-  "description": "Deletes a withholding tax. To keep it for history set `active: false` with `finance_taxes_update` instead. Destructive: confirm with the user first.",
+  "description": "Deletes a withholding tax (to keep its history set `active: false` instead).",
   "toolName": "finance_taxes_delete",
   "parameters": [
     {
@@ -31,11 +31,17 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204
+  "successStatus": 204,
+  "successResponse": {
+    "kind": "none"
+  },
+  "tags": [
+    "taxes"
+  ]
 };

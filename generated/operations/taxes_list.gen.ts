@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "List Taxes",
-  "description": "Lists the taxes of the workspace, sorted by `name` by default, in pages of `limit` (follow `meta.next_cursor` until it is `null`). Use it to look up withholding taxes and their default rates. Filters: `active`, `name` (operators per parameter). Ask for only the `fields` you need to keep results small. Returns `{data: [Tax], meta: {next_cursor}}`.",
+  "description": "Lists withholding taxes and their default rates.",
   "toolName": "finance_taxes_list",
   "parameters": [],
   "list": {
@@ -106,5 +106,166 @@ export const operation: OperationDefinition = {
     ]
   },
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "type": "object",
+      "required": [
+        "data",
+        "meta"
+      ],
+      "properties": {
+        "data": {
+          "description": "This page of taxes.",
+          "type": "array",
+          "items": {
+            "description": "A tax.",
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "default_rate",
+              "active",
+              "created_at",
+              "updated_at",
+              "created_by",
+              "updated_by",
+              "created_via",
+              "updated_via",
+              "version"
+            ],
+            "properties": {
+              "id": {
+                "description": "The tax's id.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                ],
+                "readOnly": true
+              },
+              "name": {
+                "description": "Tax name, unique in the workspace.",
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "examples": [
+                  "PIS/COFINS/CSLL"
+                ]
+              },
+              "default_rate": {
+                "description": "A percentage as a decimal string with two places (`\"4.65\"` is 4.65 %).",
+                "type": "string",
+                "pattern": "^\\d{1,3}\\.\\d{2}$",
+                "examples": [
+                  "4.65"
+                ]
+              },
+              "active": {
+                "description": "Inactive taxes are kept for history.",
+                "type": "boolean",
+                "examples": [
+                  true
+                ]
+              },
+              "created_at": {
+                "description": "When it was created (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-01T12:30:00Z"
+                ],
+                "readOnly": true
+              },
+              "updated_at": {
+                "description": "When it was last changed (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-02T09:15:00Z"
+                ],
+                "readOnly": true
+              },
+              "created_by": {
+                "description": "The person who created it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "updated_by": {
+                "description": "The person who last changed it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "created_via": {
+                "description": "Channel it was created through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "updated_via": {
+                "description": "Channel it was last changed through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "version": {
+                "description": "Starts at 1 and increments on every change.",
+                "type": "integer",
+                "minimum": 1,
+                "examples": [
+                  1
+                ],
+                "readOnly": true
+              }
+            }
+          }
+        },
+        "meta": {
+          "description": "Pagination state.",
+          "type": "object",
+          "required": [
+            "next_cursor"
+          ],
+          "properties": {
+            "next_cursor": {
+              "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+              "type": [
+                "string",
+                "null"
+              ],
+              "examples": [
+                "eyJrIjpbIjIwMjYtMDMtMTAiXX0"
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  "tags": [
+    "taxes"
+  ]
 };

@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Create Transaction",
-  "description": "Records a manual movement on a financial account (e.g. a bank fee or interest earned); the account balance changes accordingly. Call `finance_accounts_list` first for `financial_account_id`. To pay a payable or receive a receivable use `finance_payables_settle` / `finance_receivables_settle` instead, and `finance_transfers_create` to move money between accounts. Send an `Idempotency-Key` so a retry cannot record it twice.",
+  "description": "Records a manual movement (e.g. a bank fee); settlements and transfers have their own tools.",
   "toolName": "finance_transactions_create",
   "parameters": [
     {
@@ -51,7 +51,7 @@ export const operation: OperationDefinition = {
         ],
         "properties": {
           "financial_account_id": {
-            "description": "The account moved (from `finance_accounts_list`).",
+            "description": "The account.",
             "type": "string",
             "format": "uuid",
             "examples": [
@@ -59,7 +59,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "type": {
-            "description": "`debit` takes money out of the account, `credit` puts it in.",
+            "description": "`debit`: out; `credit`: in.",
             "type": "string",
             "enum": [
               "debit",
@@ -70,7 +70,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "amount": {
-            "description": "Amount moved; the direction comes from `type`. BRL amount: a decimal string (`\"1234.56\"`, preferred) or a number, greater than zero, at most two decimals (otherwise `VALIDATION_ERROR`).",
+            "description": "Positive; `type` gives the direction.",
             "type": [
               "string",
               "number"
@@ -83,7 +83,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "occurred_at": {
-            "description": "Date of the movement (`YYYY-MM-DD`).",
+            "description": "Date of the movement.",
             "type": "string",
             "format": "date",
             "examples": [
@@ -102,7 +102,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "category_id": {
-            "description": "Category from `finance_categories_list` (`debit` for debits, `credit` for credits); `null` clears it.",
+            "description": "A category of the same `type`.",
             "type": [
               "string",
               "null"
@@ -113,7 +113,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "person_id": {
-            "description": "Counterparty from `finance_people_list`; `null` clears it.",
+            "description": "Counterparty.",
             "type": [
               "string",
               "null"
@@ -124,18 +124,18 @@ export const operation: OperationDefinition = {
             ]
           },
           "cost_center_allocations": {
-            "description": "Apportionment across cost centers. The array REPLACES the previous split; `[]` clears it; leave it out to keep it. Each row gives exactly one of `percentage` or `amount`; percentages become amounts rounded to cents with the residue on the last row, and the amounts must add up to `amount` within 0.01 (else `UNPROCESSABLE_ENTITY`).",
+            "description": "Split over cost centers; rows sum to `amount`.",
             "type": "array",
             "maxItems": 50,
             "items": {
-              "description": "One row of an apportionment. Give exactly one of `percentage` or `amount` (the server rejects both or neither with `VALIDATION_ERROR`).",
+              "description": "`percentage` or `amount`.",
               "type": "object",
               "required": [
                 "cost_center_id"
               ],
               "properties": {
                 "cost_center_id": {
-                  "description": "Cost center from `finance_cost_centers_list`.",
+                  "description": "Cost center.",
                   "type": "string",
                   "format": "uuid",
                   "examples": [
@@ -143,7 +143,7 @@ export const operation: OperationDefinition = {
                   ]
                 },
                 "percentage": {
-                  "description": "Share of the amount, in percent (0 < p ≤ 100, two decimals).",
+                  "description": "Percent.",
                   "type": [
                     "string",
                     "number"
@@ -157,7 +157,7 @@ export const operation: OperationDefinition = {
                   ]
                 },
                 "amount": {
-                  "description": "BRL amount: a decimal string (`\"1234.56\"`, preferred) or a number, greater than zero, at most two decimals (otherwise `VALIDATION_ERROR`).",
+                  "description": "Amount.",
                   "type": [
                     "string",
                     "number"
@@ -178,5 +178,246 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 201
+  "successStatus": 201,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A transaction.",
+      "type": "object",
+      "required": [
+        "id",
+        "financial_account_id",
+        "type",
+        "amount",
+        "occurred_at",
+        "description",
+        "category_id",
+        "person_id",
+        "cost_center_allocations",
+        "source",
+        "source_id",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The transaction's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "financial_account_id": {
+          "description": "The account.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+          ]
+        },
+        "type": {
+          "description": "`debit`: out; `credit`: in.",
+          "type": "string",
+          "enum": [
+            "debit",
+            "credit"
+          ],
+          "examples": [
+            "debit"
+          ]
+        },
+        "amount": {
+          "description": "Amount moved; the direction comes from `type`.",
+          "type": "string",
+          "pattern": "^\\d{1,12}\\.\\d{2}$",
+          "examples": [
+            "1234.56"
+          ]
+        },
+        "occurred_at": {
+          "description": "Date of the movement.",
+          "type": "string",
+          "format": "date",
+          "examples": [
+            "2026-03-09"
+          ]
+        },
+        "description": {
+          "description": "What the movement is.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 500,
+          "examples": [
+            "Tarifa bancária"
+          ]
+        },
+        "category_id": {
+          "description": "Category from `finance_categories_list` (`debit` for debits, `credit` for credits).",
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "uuid",
+          "examples": [
+            "8b2e4c61-0f3a-4d5b-8e7c-1a9f2d3b4c5e"
+          ]
+        },
+        "person_id": {
+          "description": "Counterparty from `finance_people_list`.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "uuid",
+          "examples": [
+            "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
+          ]
+        },
+        "cost_center_allocations": {
+          "description": "Apportionment across cost centers (empty when the record is not split).",
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "cost_center_id",
+              "percentage",
+              "amount"
+            ],
+            "properties": {
+              "cost_center_id": {
+                "description": "Cost center.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "5e6f7a8b-3c4d-4e5f-a01b-2c3d4e5f6071"
+                ]
+              },
+              "percentage": {
+                "description": "The percentage given on input, or `null` when the row was given as an amount.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "pattern": "^\\d{1,3}\\.\\d{2}$",
+                "examples": [
+                  "60.00"
+                ]
+              },
+              "amount": {
+                "description": "The amount allocated (percentages are rounded to cents, the residue on the last row).",
+                "type": "string",
+                "pattern": "^\\d{1,12}\\.\\d{2}$",
+                "examples": [
+                  "1234.56"
+                ]
+              }
+            }
+          }
+        },
+        "source": {
+          "description": "How it was created: by hand, by settling a payable/receivable, or by a transfer.",
+          "type": "string",
+          "enum": [
+            "manual",
+            "settlement",
+            "transfer"
+          ],
+          "examples": [
+            "manual"
+          ]
+        },
+        "source_id": {
+          "description": "The payable, receivable or transfer that created it; `null` for manual entries.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "format": "uuid"
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "transactions"
+  ]
 };

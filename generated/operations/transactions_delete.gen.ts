@@ -20,7 +20,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Delete Transaction",
-  "description": "Deletes a manual transaction (the account balance changes). One created by a settlement → `UNPROCESSABLE_ENTITY` (reopen the payable/receivable instead); one created by a transfer → `UNPROCESSABLE_ENTITY`. Destructive: confirm with the user first.",
+  "description": "Deletes a manual transaction (for one from a settlement or transfer, reopen the title instead).",
   "toolName": "finance_transactions_delete",
   "parameters": [
     {
@@ -30,11 +30,17 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204
+  "successStatus": 204,
+  "successResponse": {
+    "kind": "none"
+  },
+  "tags": [
+    "transactions"
+  ]
 };

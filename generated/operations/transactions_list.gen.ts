@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "List Transactions",
-  "description": "Lists the transactions of the workspace, newest first by default, in pages of `limit` (follow `meta.next_cursor` until it is `null`). Use it for the statement of an account (`financial_account_id`) over a period (`occurred_at[gte]`/`[lte]`), or to find the movements created by settlements (`source=settlement`) and transfers. Filters: `financial_account_id`, `type`, `occurred_at`, `amount`, `category_id`, `person_id`, `source` (operators per parameter). Ask for only the `fields` you need to keep results small. Returns `{data: [Transaction], meta: {next_cursor}}`.",
+  "description": "Lists transactions; an account's statement: `financial_account_id` and an `occurred_at` range.",
   "toolName": "finance_transactions_list",
   "parameters": [],
   "list": {
@@ -209,5 +209,278 @@ export const operation: OperationDefinition = {
     ]
   },
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "type": "object",
+      "required": [
+        "data",
+        "meta"
+      ],
+      "properties": {
+        "data": {
+          "description": "This page of transactions.",
+          "type": "array",
+          "items": {
+            "description": "A transaction.",
+            "type": "object",
+            "required": [
+              "id",
+              "financial_account_id",
+              "type",
+              "amount",
+              "occurred_at",
+              "description",
+              "category_id",
+              "person_id",
+              "cost_center_allocations",
+              "source",
+              "source_id",
+              "created_at",
+              "updated_at",
+              "created_by",
+              "updated_by",
+              "created_via",
+              "updated_via",
+              "version"
+            ],
+            "properties": {
+              "id": {
+                "description": "The transaction's id.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                ],
+                "readOnly": true
+              },
+              "financial_account_id": {
+                "description": "The account.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+                ]
+              },
+              "type": {
+                "description": "`debit`: out; `credit`: in.",
+                "type": "string",
+                "enum": [
+                  "debit",
+                  "credit"
+                ],
+                "examples": [
+                  "debit"
+                ]
+              },
+              "amount": {
+                "description": "Amount moved; the direction comes from `type`.",
+                "type": "string",
+                "pattern": "^\\d{1,12}\\.\\d{2}$",
+                "examples": [
+                  "1234.56"
+                ]
+              },
+              "occurred_at": {
+                "description": "Date of the movement.",
+                "type": "string",
+                "format": "date",
+                "examples": [
+                  "2026-03-09"
+                ]
+              },
+              "description": {
+                "description": "What the movement is.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "maxLength": 500,
+                "examples": [
+                  "Tarifa bancária"
+                ]
+              },
+              "category_id": {
+                "description": "Category from `finance_categories_list` (`debit` for debits, `credit` for credits).",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "uuid",
+                "examples": [
+                  "8b2e4c61-0f3a-4d5b-8e7c-1a9f2d3b4c5e"
+                ]
+              },
+              "person_id": {
+                "description": "Counterparty from `finance_people_list`.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "uuid",
+                "examples": [
+                  "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
+                ]
+              },
+              "cost_center_allocations": {
+                "description": "Apportionment across cost centers (empty when the record is not split).",
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "cost_center_id",
+                    "percentage",
+                    "amount"
+                  ],
+                  "properties": {
+                    "cost_center_id": {
+                      "description": "Cost center.",
+                      "type": "string",
+                      "format": "uuid",
+                      "examples": [
+                        "5e6f7a8b-3c4d-4e5f-a01b-2c3d4e5f6071"
+                      ]
+                    },
+                    "percentage": {
+                      "description": "The percentage given on input, or `null` when the row was given as an amount.",
+                      "type": [
+                        "string",
+                        "null"
+                      ],
+                      "pattern": "^\\d{1,3}\\.\\d{2}$",
+                      "examples": [
+                        "60.00"
+                      ]
+                    },
+                    "amount": {
+                      "description": "The amount allocated (percentages are rounded to cents, the residue on the last row).",
+                      "type": "string",
+                      "pattern": "^\\d{1,12}\\.\\d{2}$",
+                      "examples": [
+                        "1234.56"
+                      ]
+                    }
+                  }
+                }
+              },
+              "source": {
+                "description": "How it was created: by hand, by settling a payable/receivable, or by a transfer.",
+                "type": "string",
+                "enum": [
+                  "manual",
+                  "settlement",
+                  "transfer"
+                ],
+                "examples": [
+                  "manual"
+                ]
+              },
+              "source_id": {
+                "description": "The payable, receivable or transfer that created it; `null` for manual entries.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "uuid"
+              },
+              "created_at": {
+                "description": "When it was created (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-01T12:30:00Z"
+                ],
+                "readOnly": true
+              },
+              "updated_at": {
+                "description": "When it was last changed (UTC).",
+                "type": "string",
+                "format": "date-time",
+                "examples": [
+                  "2026-03-02T09:15:00Z"
+                ],
+                "readOnly": true
+              },
+              "created_by": {
+                "description": "The person who created it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "updated_by": {
+                "description": "The person who last changed it.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ],
+                "readOnly": true
+              },
+              "created_via": {
+                "description": "Channel it was created through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "updated_via": {
+                "description": "Channel it was last changed through.",
+                "type": "string",
+                "enum": [
+                  "api",
+                  "mcp",
+                  "web"
+                ],
+                "examples": [
+                  "mcp"
+                ],
+                "readOnly": true
+              },
+              "version": {
+                "description": "Starts at 1 and increments on every change.",
+                "type": "integer",
+                "minimum": 1,
+                "examples": [
+                  1
+                ],
+                "readOnly": true
+              }
+            }
+          }
+        },
+        "meta": {
+          "description": "Pagination state.",
+          "type": "object",
+          "required": [
+            "next_cursor"
+          ],
+          "properties": {
+            "next_cursor": {
+              "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+              "type": [
+                "string",
+                "null"
+              ],
+              "examples": [
+                "eyJrIjpbIjIwMjYtMDMtMTAiXX0"
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  "tags": [
+    "transactions"
+  ]
 };

@@ -21,7 +21,7 @@ export const operation: OperationDefinition = {
     }
   },
   "title": "Transfer Between Accounts",
-  "description": "Moves `amount` from one financial account to another of the workspace: creates a debit on `from_account_id` and a credit on `to_account_id` atomically. MOVES MONEY: confirm the accounts and amount with the person first. Call `finance_accounts_list` to find both ids; the same account twice → `UNPROCESSABLE_ENTITY`. Send an `Idempotency-Key` so a retry cannot move the money twice. Returns the transfer with both transaction ids.",
+  "description": "Moves `amount` between two different accounts (a debit and a credit, atomically). Moves money.",
   "toolName": "finance_transfers_create",
   "parameters": [
     {
@@ -54,7 +54,7 @@ export const operation: OperationDefinition = {
         ],
         "properties": {
           "from_account_id": {
-            "description": "Account the money leaves (from `finance_accounts_list`).",
+            "description": "Account the money leaves.",
             "type": "string",
             "format": "uuid",
             "examples": [
@@ -62,7 +62,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "to_account_id": {
-            "description": "Account the money enters; must differ from `from_account_id` (else `UNPROCESSABLE_ENTITY`).",
+            "description": "Account the money enters.",
             "type": "string",
             "format": "uuid",
             "examples": [
@@ -70,7 +70,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "amount": {
-            "description": "Amount to move. BRL amount: a decimal string (`\"1234.56\"`, preferred) or a number, greater than zero, at most two decimals (otherwise `VALIDATION_ERROR`).",
+            "description": "Amount to move.",
             "type": [
               "string",
               "number"
@@ -83,7 +83,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "occurred_at": {
-            "description": "Date of the transfer (`YYYY-MM-DD`).",
+            "description": "Date of the transfer.",
             "type": "string",
             "format": "date",
             "examples": [
@@ -106,5 +106,173 @@ export const operation: OperationDefinition = {
       }
     }
   },
-  "successStatus": 201
+  "successStatus": 201,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A transfer.",
+      "type": "object",
+      "required": [
+        "id",
+        "from_account_id",
+        "to_account_id",
+        "amount",
+        "occurred_at",
+        "description",
+        "debit_transaction_id",
+        "credit_transaction_id",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The transfer's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "from_account_id": {
+          "description": "Account the money leaves.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+          ]
+        },
+        "to_account_id": {
+          "description": "Account the money enters.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "d5e6f7a8-2b3c-4d4e-9f0a-1b2c3d4e5f60"
+          ]
+        },
+        "amount": {
+          "description": "Amount to move.",
+          "type": "string",
+          "pattern": "^\\d{1,12}\\.\\d{2}$",
+          "examples": [
+            "1234.56"
+          ]
+        },
+        "occurred_at": {
+          "description": "Date of the transfer.",
+          "type": "string",
+          "format": "date",
+          "examples": [
+            "2026-03-09"
+          ]
+        },
+        "description": {
+          "description": "What the transfer is for.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 500,
+          "examples": [
+            "Aplicação CDB"
+          ]
+        },
+        "debit_transaction_id": {
+          "description": "The debit on `from_account_id`.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ]
+        },
+        "credit_transaction_id": {
+          "description": "The credit on `to_account_id`.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "f7a8b9c0-5e6f-4071-c23d-4e5f60718293"
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "transfers"
+  ]
 };

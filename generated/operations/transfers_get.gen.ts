@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "Get Transfer",
-  "description": "Returns one transfer with its debit and credit transaction ids. The id is the `source_id` of a transaction with `source: transfer` (`finance_transactions_list`).",
+  "description": "Returns one transfer with its debit and credit transaction ids.",
   "toolName": "finance_transfers_get",
   "parameters": [
     {
@@ -28,11 +28,179 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "The record id (UUID)."
+        "description": "Id."
       }
     }
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "description": "A transfer.",
+      "type": "object",
+      "required": [
+        "id",
+        "from_account_id",
+        "to_account_id",
+        "amount",
+        "occurred_at",
+        "description",
+        "debit_transaction_id",
+        "credit_transaction_id",
+        "created_at",
+        "updated_at",
+        "created_by",
+        "updated_by",
+        "created_via",
+        "updated_via",
+        "version"
+      ],
+      "properties": {
+        "id": {
+          "description": "The transfer's id.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ],
+          "readOnly": true
+        },
+        "from_account_id": {
+          "description": "Account the money leaves.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+          ]
+        },
+        "to_account_id": {
+          "description": "Account the money enters.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "d5e6f7a8-2b3c-4d4e-9f0a-1b2c3d4e5f60"
+          ]
+        },
+        "amount": {
+          "description": "Amount to move.",
+          "type": "string",
+          "pattern": "^\\d{1,12}\\.\\d{2}$",
+          "examples": [
+            "1234.56"
+          ]
+        },
+        "occurred_at": {
+          "description": "Date of the transfer.",
+          "type": "string",
+          "format": "date",
+          "examples": [
+            "2026-03-09"
+          ]
+        },
+        "description": {
+          "description": "What the transfer is for.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 500,
+          "examples": [
+            "Aplicação CDB"
+          ]
+        },
+        "debit_transaction_id": {
+          "description": "The debit on `from_account_id`.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+          ]
+        },
+        "credit_transaction_id": {
+          "description": "The credit on `to_account_id`.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "f7a8b9c0-5e6f-4071-c23d-4e5f60718293"
+          ]
+        },
+        "created_at": {
+          "description": "When it was created (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-01T12:30:00Z"
+          ],
+          "readOnly": true
+        },
+        "updated_at": {
+          "description": "When it was last changed (UTC).",
+          "type": "string",
+          "format": "date-time",
+          "examples": [
+            "2026-03-02T09:15:00Z"
+          ],
+          "readOnly": true
+        },
+        "created_by": {
+          "description": "The person who created it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "updated_by": {
+          "description": "The person who last changed it.",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "22222222-2222-4222-8222-222222222222"
+          ],
+          "readOnly": true
+        },
+        "created_via": {
+          "description": "Channel it was created through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "updated_via": {
+          "description": "Channel it was last changed through.",
+          "type": "string",
+          "enum": [
+            "api",
+            "mcp",
+            "web"
+          ],
+          "examples": [
+            "mcp"
+          ],
+          "readOnly": true
+        },
+        "version": {
+          "description": "Starts at 1 and increments on every change.",
+          "type": "integer",
+          "minimum": 1,
+          "examples": [
+            1
+          ],
+          "readOnly": true
+        }
+      }
+    }
+  },
+  "tags": [
+    "transfers"
+  ]
 };

@@ -18,7 +18,7 @@ export const operation: OperationDefinition = {
     "confirmation": null
   },
   "title": "List Workspaces",
-  "description": "Lists the workspaces of the organization that the person reaches (`id`, `name`). Call it first when another call fails with `workspace_required` or `workspace_access_denied`, then pass the chosen `id` as `workspace_id`. Needs no workspace itself.",
+  "description": "Lists your workspaces; pass one's `id` as `workspace_id`.",
   "toolName": "finance_workspaces_list",
   "parameters": [],
   "list": {
@@ -67,5 +67,80 @@ export const operation: OperationDefinition = {
     "filters": []
   },
   "requestBody": null,
-  "successStatus": 200
+  "successStatus": 200,
+  "successResponse": {
+    "kind": "json",
+    "schema": {
+      "type": "object",
+      "required": [
+        "data",
+        "meta"
+      ],
+      "properties": {
+        "data": {
+          "description": "This page of workspaces.",
+          "type": "array",
+          "items": {
+            "description": "A workspace.",
+            "type": "object",
+            "required": [
+              "id",
+              "name",
+              "organization_id"
+            ],
+            "properties": {
+              "id": {
+                "description": "The workspace's id.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+                ],
+                "readOnly": true
+              },
+              "name": {
+                "description": "Workspace name.",
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200,
+                "examples": [
+                  "Matriz"
+                ]
+              },
+              "organization_id": {
+                "description": "The organization it belongs to (the token's organization).",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "11111111-1111-4111-8111-111111111111"
+                ]
+              }
+            }
+          }
+        },
+        "meta": {
+          "description": "Pagination state.",
+          "type": "object",
+          "required": [
+            "next_cursor"
+          ],
+          "properties": {
+            "next_cursor": {
+              "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+              "type": [
+                "string",
+                "null"
+              ],
+              "examples": [
+                "eyJrIjpbIjIwMjYtMDMtMTAiXX0"
+              ]
+            }
+          }
+        }
+      }
+    }
+  },
+  "tags": [
+    "workspaces"
+  ]
 };

@@ -18,6 +18,12 @@ export interface ListQuery {
   readonly sort?: string;
   readonly fields?: readonly string[];
   readonly filters: Readonly<Record<string, Partial<Record<FilterOperator, unknown>>>>;
+  /**
+   * At most this many bytes of rows (their JSON): the page ends at the last whole row within it
+   * (at least one row) and `next_cursor` continues after that row. Set by MCP, whose results
+   * must fit a model's context (docs/protocol.md#tools); REST pages are never cut.
+   */
+  readonly maxBytes?: number;
 }
 
 /** The transport-neutral input of one operation call (REST and MCP both build this). */

@@ -193,17 +193,30 @@ export async function listRecords<T extends keyof Database>(
   const rows = (await qb.orderBy(keyExpr, direction).orderBy('id', direction).limit(limit + 1).execute()) as Record<string, unknown>[];
 
   const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  let nextCursor: string | null = null;
-  if (rows.length > limit && last) {
-    const raw = last[SORT_KEY];
+  const keys = page.map((row) => row[SORT_KEY]);
+  /** The cursor continuing after the row at `index` of the page. */
+  const cursorAfter = (index: number): string => {
+    const raw = keys[index];
     // PostgreSQL may return bigint as text; numeric kinds go back into the cursor as numbers.
     const value = isNumericKind(sort.column.kind) ? Number(raw) : String(raw);
-    nextCursor = encodeCursor({ sort: sortText, value, id: String(last['id']) });
-  }
+    return encodeCursor({ sort: sortText, value, id: String(page[index]!['id']) });
+  };
   for (const row of page) delete row[SORT_KEY];
   const records = await def.toJson(page as Selectable<Database[T]>[]);
-  return { data: records.map((r) => pickFields(r, q.fields)), meta: { next_cursor: nextCursor } };
+  const data = records.map((r) => pickFields(r, q.fields));
+  const kept = q.maxBytes === undefined ? data.length : countRowsWithin(data, q.maxBytes);
+  if (kept < data.length) return { data: data.slice(0, kept), meta: { next_cursor: cursorAfter(kept - 1) } };
+  return { data, meta: { next_cursor: rows.length > limit && page.length > 0 ? cursorAfter(page.length - 1) : null } };
+}
+
+/** How many leading rows fit in `maxBytes` of JSON (commas included); always at least one. */
+function countRowsWithin(rows: readonly object[], maxBytes: number): number {
+  let bytes = 0;
+  for (let index = 0; index < rows.length; index++) {
+    bytes += Buffer.byteLength(JSON.stringify(rows[index]), 'utf8') + 1;
+    if (bytes > maxBytes) return Math.max(1, index);
+  }
+  return rows.length;
 }
 
 /** The context execute.ts builds carries the route's ListSpec (from the OpenAPI parameters). */

@@ -29,7 +29,7 @@ export function requireWorkspace(ctx: Pick<OperationContext, 'workspaceId'>): st
 }
 
 type WorkspaceTable = 'companies' | 'accounts' | 'categories' | 'cost_centers' | 'people' | 'taxes' | 'titles'
-  | 'transactions' | 'transfers' | 'attachments';
+  | 'transactions' | 'transfers' | 'attachments' | 'statement_lines' | 'reconciliations' | 'classification_rules';
 
 export interface FindOptions {
   /** Soft-deleted rows are invisible (people, companies). */

@@ -15,6 +15,7 @@ import { describeAttachmentUnlink } from './describe-attachments.js';
 import { describeTransactionDelete } from './describe-records.js';
 import { buildTitleDescriber, type TitleAction } from './describe-titles.js';
 import { describeTransfer } from './describe-transfers.js';
+import { describeReconciliation } from './describe-reconciliations.js';
 import type { DescribeTarget } from './target.js';
 import { renderConfirmTemplate } from './template.js';
 import { describerServes, isDescriberName, type DescriberName } from '../runtime/describers.js';
@@ -33,6 +34,8 @@ const NAMED_DESCRIBERS: Readonly<Record<DescriberName, (operation: OperationRef)
   'attachment-link': () => describeAttachmentUnlink,
   /** A transfer has no target record: the amount and both accounts come from the arguments. */
   transfer: () => describeTransfer,
+  /** A reconciliation has no target record yet: its lines and records come from the arguments. */
+  reconciliation: () => describeReconciliation,
 };
 
 /** Reads the target with the handler of its GET operation (the API's own read: NOT_FOUND alike) and renders the template. */

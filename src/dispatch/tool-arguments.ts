@@ -1,12 +1,17 @@
 /**
- * Tool argument validation: one validator per tool over its inputSchema, compiled once at
+ * Tool argument validation: one validator per tool over its argumentSchema (the inputSchema a
+ * model is shown, with every bound; src/runtime/tool-schema.ts), compiled once at
  * start-up by the Finance API's one ajv (src/api/validation.ts), and the mapping of failures to
  * `VALIDATION_ERROR` issues named after the tool's arguments. `execute` runs it in place of the
- * route's schemas (`checkArguments`), after authorization: a tool call is validated once.
+ * route's schemas (`checkArguments`), after authorization: a tool call is validated once. A filter
+ * value given in another accepted form than the one its schema shows (a plain value for a list,
+ * `{eq}` for a list, a list for an operator object; src/runtime/tool-schema.ts) is checked in the
+ * shown form, as the dispatcher reads it (tool-input.ts).
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues } from '../api/validation.js';
 import type { ApiError, ValidationIssue } from '../api/errors.js';
+import { normalizeFilterValue, readFilterForm, type FilterForm } from '../runtime/tool-schema.js';
 import type { ToolDefinition } from '../runtime/types.js';
 
 /** Named list arguments that agents often misplace inside `filters` (docs/security.md#check-order-and-error-catalogue). */
@@ -14,12 +19,14 @@ const NAMED_LIST_ARGUMENTS = ['limit', 'cursor', 'sort_by', 'fields'] as const;
 
 export type ArgumentValidator = (args: Readonly<Record<string, unknown>>) => ApiError | null;
 
-/** Compiles every tool's inputSchema once; a schema that fails to compile fails start-up. */
+/** Compiles every tool's argumentSchema once; a schema that fails to compile fails start-up. */
 export function compileArgumentValidators(tools: readonly ToolDefinition[]): ReadonlyMap<string, ArgumentValidator> {
   const validators = new Map<string, ArgumentValidator>();
   for (const tool of tools) {
-    const validate = compileSchema(tool.inputSchema);
-    validators.set(tool.name, createArgumentValidator(validate, tool.inputSchema, hasFiltersArgument(tool), readBodyRule(tool)));
+    const validate = compileSchema(tool.argumentSchema);
+    const expand = createFilterNormalizer(tool);
+    const check = createArgumentValidator(validate, tool.argumentSchema, hasFiltersArgument(tool), readBodyRule(tool));
+    validators.set(tool.name, expand ? (args) => check(expand(args)) : check);
   }
   return validators;
 }
@@ -41,6 +48,43 @@ function checkBodyRule(rule: BodyRule | null, args: Readonly<Record<string, unkn
   const given = rule.names.filter((name) => Object.hasOwn(args, name) && args[name] !== undefined).length;
   if (given >= rule.min) return [];
   return [{ path: '', message: `must set at least ${rule.min} of: ${rule.names.join(', ')}` }];
+}
+
+type Args = Readonly<Record<string, unknown>>;
+
+/**
+ * The filters of the tool whose value has a shown form other than a plain value, and a function
+ * that rewrites the other accepted forms into it (normalizeFilterValue); null when none.
+ */
+function createFilterNormalizer(tool: ToolDefinition): ((args: Args) => Args) | null {
+  const name = Object.entries(tool.args).find(([, target]) => target.in === 'list' && target.name === 'filters')?.[0];
+  const filters = name === undefined ? undefined : readProperties(readProperties(tool.argumentSchema)?.[name]);
+  const forms = new Map<string, FilterForm>();
+  for (const [field, schema] of Object.entries(filters ?? {})) {
+    const form = readFilterForm(schema);
+    if (form.form !== 'value') forms.set(field, form);
+  }
+  if (name === undefined || forms.size === 0) return null;
+  return (args) => {
+    const given = args[name];
+    if (!isPlainObject(given)) return args;
+    // Prototype-less, so a `__proto__` key given as a filter stays a plain (unknown) key.
+    const normalized = Object.create(null) as Record<string, unknown>;
+    for (const [field, value] of Object.entries(given)) {
+      const form = forms.get(field);
+      normalized[field] = form === undefined ? value : normalizeFilterValue(form, value);
+    }
+    return { ...args, [name]: normalized };
+  };
+}
+
+function readProperties(schema: unknown): Record<string, unknown> | undefined {
+  const properties = isPlainObject(schema) ? schema['properties'] : undefined;
+  return isPlainObject(properties) ? properties : undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function hasFiltersArgument(tool: ToolDefinition): boolean {

@@ -31,6 +31,8 @@ export interface ToolCallRequest {
   readonly validate: ArgumentValidator;
   /** Used for destructive tools only, after every check of `execute` passed. */
   readonly confirmation: CallConfirmation;
+  /** A list page holds at most this many bytes of rows (`ListQuery.maxBytes`); unset: not cut. */
+  readonly listByteBudget?: number | undefined;
 }
 
 export type ToolCallOutcome =
@@ -48,7 +50,11 @@ export async function runToolCall(deps: ToolCallDeps, request: ToolCallRequest):
   try {
     const { tool, caller } = request;
     // Built before validation so `execute` owns the order; it is only used once the arguments passed.
-    const { input, workspaceArgument } = buildToolInput(tool, request.args);
+    const built = buildToolInput(tool, request.args);
+    const { workspaceArgument } = built;
+    const input = built.input.list && request.listByteBudget !== undefined
+      ? { ...built.input, list: { ...built.input.list, maxBytes: request.listByteBudget } }
+      : built.input;
     const result = await deps.operations.execute({
       operationId: tool.operation.operationId,
       caller,

@@ -1,9 +1,10 @@
 /**
  * Tool arguments → the transport-neutral `OperationInput`, driven only by the generated
- * `ToolDefinition.args` table. Owns the MCP list vocabulary (`sort_by`, `filters` scalars as
- * `eq`); validation of the arguments and every authorization check are left to others.
+ * `ToolDefinition.args` table (renamed arguments included: the table says where each goes). Owns
+ * the MCP list vocabulary (`sort_by`; `filters` lists as `in`, plain values as `eq`); validation of the arguments and every authorization check are left to others.
  */
 import type { ListQuery, OperationInput } from '../api/context.js';
+import { readFilterForm, type FilterForm } from '../runtime/tool-schema.js';
 import type { FilterOperator, ToolDefinition } from '../runtime/types.js';
 
 /** The page size when a list tool is called without `limit` (the REST default too). */
@@ -36,18 +37,38 @@ function copyWithoutPrototype<T>(source: Readonly<Record<string, T>>): Record<st
   return Object.assign(Object.create(null) as Record<string, T>, source);
 }
 
+/** Each filter's form, read once per tool from its argument schema (src/runtime/tool-schema.ts). */
+const filterForms = new WeakMap<ToolDefinition, ReadonlyMap<string, FilterForm>>();
+
+function readFilterForms(tool: ToolDefinition, argument: string): ReadonlyMap<string, FilterForm> {
+  let forms = filterForms.get(tool);
+  if (forms === undefined) {
+    const filters = (tool.argumentSchema['properties'] as Record<string, { properties?: Record<string, unknown> }> | undefined)?.[argument]?.properties ?? {};
+    forms = new Map(Object.entries(filters).map(([field, schema]) => [field, readFilterForm(schema)]));
+    filterForms.set(tool, forms);
+  }
+  return forms;
+}
+
 /**
- * A filter given as a scalar means `eq`; an object already names its operators. Built without
- * prototypes, so every name reaches the list engine's own check (unknown → BAD_REQUEST).
+ * Filters in the list engine's form `{operator: value}`: an object already names its operators, a
+ * list is `in` where the filter takes one (the shown form of eq/in filters, src/runtime/tool-schema.ts),
+ * anything else is `eq`. Built without prototypes, so every name reaches the list engine's own
+ * check (unknown → BAD_REQUEST).
  */
-function normalizeFilters(value: unknown): Filters {
+function normalizeFilters(forms: ReadonlyMap<string, FilterForm>, value: unknown): Filters {
   const filters: Filters = Object.create(null) as Filters;
   if (!isPlainObject(value)) return filters;
-  for (const [field, condition] of Object.entries(value)) {
-    filters[field] = isPlainObject(condition) ? copyWithoutPrototype(condition) : copyWithoutPrototype({ eq: condition });
+  for (const [field, given] of Object.entries(value)) {
+    const form = forms.get(field) ?? VALUE_FORM;
+    const takesList = form.form === 'list' || (form.form === 'operators' && form.in);
+    if (isPlainObject(given)) filters[field] = copyWithoutPrototype(given);
+    else filters[field] = copyWithoutPrototype(Array.isArray(given) && takesList ? { in: given } : { eq: given });
   }
   return filters;
 }
+
+const VALUE_FORM: FilterForm = { form: 'value' };
 
 /** Builds the operation input from already-validated arguments. Unknown arguments are ignored. */
 export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<string, unknown>>): ToolInput {
@@ -82,7 +103,9 @@ export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<strin
         else if (body !== null && typeof body === 'object') (body as Record<string, unknown>)[target.name] = value;
         break;
       case 'list':
-        list = applyListArgument(list ?? { limit: DEFAULT_LIST_LIMIT, filters: {} }, target.name, value);
+        list = target.name === 'filters'
+          ? { ...(list ?? { limit: DEFAULT_LIST_LIMIT }), filters: normalizeFilters(readFilterForms(tool, name), value) }
+          : applyListArgument(list ?? { limit: DEFAULT_LIST_LIMIT, filters: {} }, target.name, value);
         break;
     }
   }
@@ -98,7 +121,7 @@ export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<strin
 
 function applyListArgument(
   list: { limit: number; cursor?: string; sort?: string; fields?: readonly string[]; filters: Filters },
-  name: 'limit' | 'cursor' | 'sort' | 'fields' | 'filters',
+  name: 'limit' | 'cursor' | 'sort' | 'fields',
   value: unknown,
 ): typeof list {
   switch (name) {
@@ -110,7 +133,5 @@ function applyListArgument(
       return { ...list, sort: String(value) };
     case 'fields':
       return { ...list, fields: Array.isArray(value) ? value.map(String) : [String(value)] };
-    case 'filters':
-      return { ...list, filters: normalizeFilters(value) };
   }
 }

@@ -22,4 +22,9 @@ export const ALL_PERMISSIONS: readonly string[] = [
   'security.manage',
   'workspaces.view',
   'activity.view',
+  'cash_flow.view',
+  'reconciliations.view',
+  'reconciliations.manage',
+  'rules.view',
+  'rules.manage',
 ].sort();

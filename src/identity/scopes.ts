@@ -7,6 +7,7 @@
 export const SCOPE_RESOURCES = [
   'payables', 'receivables', 'transactions', 'accounts', 'categories', 'cost_centers', 'people',
   'companies', 'taxes', 'attachments', 'workspaces', 'activity', 'security',
+  'cash_flow', 'reconciliations', 'rules',
 ] as const;
 
 export const MONEY_WRITE_SCOPE = 'finance.money.write';

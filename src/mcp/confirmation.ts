@@ -5,7 +5,8 @@
  * `execute` demands — the nonce consumed in the write's own transaction — and refuses a decline;
  * when there is no answer yet `execute` answers `needs_confirmation` and `ask` decides: modern era
  * with form elicitation → `input_required` with a sealed `requestState`, otherwise
- * `confirmation_required`. Sealing, describing and the nonce store live in `src/confirmation`;
+ * `confirmation_required` — with an approval link when the Account is embedded, and then `verify`
+ * also accepts the same call approved through that link (src/oauth/approvals.ts). Sealing, describing and the nonce store live in `src/confirmation`;
  * every check before this one is `execute`'s.
  */
 import type { Kysely } from 'kysely';
@@ -24,6 +25,7 @@ import { CONFIRMATION_TTL_SECONDS, createNonce, openState, sealState, type Confi
 import type { ConfirmationTarget, DescribeTarget } from '../confirmation/target.js';
 import { INVALID_PARAMS, JsonRpcError } from './json-rpc.js';
 import type { Era } from './versions.js';
+import type { ApprovalBinding, ApprovalLinks } from '../oauth/approvals.js';
 
 export interface ConfirmationRequest {
   readonly era: Era;
@@ -58,6 +60,8 @@ export interface ConfirmationDeps {
   readonly metrics?: Partial<Metrics> | undefined;
   readonly logger?: Logger | undefined;
   readonly now?: () => Date;
+  /** Approval links (embedded Account only): `confirmation_required` then carries an `approval_url`. */
+  readonly approvals?: ApprovalLinks | undefined;
 }
 
 type Outcome = 'requested' | 'accepted' | 'declined' | 'cancelled' | 'replayed' | 'unavailable' | 'conflict' | 'required' | 'invalid_state';
@@ -255,11 +259,48 @@ export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfi
     });
   }
 
+  /** A call that cannot be asked, approved out of band (docs/security.md#approval-links): what it is bound to. */
+  function approvalBinding(request: ConfirmationRequest): { describe: DescribeTarget; binding: ApprovalBinding } | undefined {
+    const describe = describerFor(request.tool.operation.operationId);
+    const workspaceId = request.prepared.workspaceId;
+    if (deps.approvals === undefined || describe === undefined || workspaceId === null) return undefined;
+    const { caller } = request.prepared;
+    return {
+      describe,
+      binding: { tool: request.tool.name, argsDigest: digestArguments(request.args), personId: caller.personId, organizationId: caller.organizationId, workspaceId },
+    };
+  }
+
+  /** The proof for a call the person approved through its link: the approval's id is the single-use nonce. */
+  async function verifyApproval(request: ConfirmationRequest): Promise<ConfirmationProof | undefined> {
+    const bound = approvalBinding(request);
+    if (bound === undefined || deps.approvals === undefined) return undefined;
+    const approved = await deps.approvals.findApproved(bound.binding);
+    if (approved === undefined) return undefined;
+    const { binding } = bound;
+    const claims: ConfirmationClaims = { ...binding, version: approved.version, nonce: `approval:${approved.id}`, expiresAt: approved.expiresAt };
+    const use: NonceUse = { nonce: claims.nonce, workspaceId: binding.workspaceId, personId: binding.personId, tool: binding.tool, expiresAt: approved.expiresAt };
+    return proceed(request, bound.describe, claims, use);
+  }
+
+  /** confirmation_required with a link where the person can approve this exact call. */
+  async function askThroughLink(request: ConfirmationRequest): Promise<never> {
+    const bound = approvalBinding(request);
+    if (bound === undefined || deps.approvals === undefined) throw cannotConfirm();
+    const { prepared } = request;
+    const target = await bound.describe({ db: deps.db, workspaceId: bound.binding.workspaceId, input: prepared.input, caller: prepared.caller });
+    const link = await deps.approvals.create(bound.binding, target.version, target.message, CONFIRMATION_TTL_SECONDS);
+    throw new ApiError('confirmation_required',
+      'This tool deletes, cancels or moves money and this client cannot ask for a confirmation; nothing was changed. '
+      + 'Show the person the approval_url: after they sign in there and approve, call the tool again with exactly the same arguments within 5 minutes, and it runs once.',
+      { approval_url: link.url, expires_at: new Date(link.expiresAt * 1000).toISOString(), message: target.message });
+  }
+
   return {
     async verify(request) {
-      // A call that cannot be asked has nothing to verify: `ask` answers confirmation_required.
+      // A call that cannot be asked can only have been approved through its link; else `ask` answers confirmation_required.
       const call = askable(request);
-      if (call === undefined) return undefined;
+      if (call === undefined) return verifyApproval(request);
       const { describe, workspaceId } = call;
       const token = request.params['requestState'];
       const responses = request.params['inputResponses'];
@@ -289,7 +330,7 @@ export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfi
       const call = askable(request);
       if (call === undefined) {
         count('required');
-        throw cannotConfirm();
+        return askThroughLink(request);
       }
       const { prepared } = request;
       return seal(request, call.workspaceId, await call.describe({ db: deps.db, workspaceId: call.workspaceId, input: prepared.input, caller: prepared.caller }));

@@ -12,19 +12,24 @@ import {
   JsonRpcError,
   METHOD_NOT_FOUND,
   PARSE_ERROR,
+  PreparedResult,
   classifyMessage,
   readMessageId,
   type JsonRpcId,
 } from './json-rpc.js';
 import type { MethodTable } from './methods/index.js';
 import { readBodyWithinLimit } from './request-body.js';
-import { BODY_TOO_LARGE, databaseUnavailableRejection, sendAccepted, sendError, sendResult, setEraHeader, shapeResult } from './respond.js';
+import { BODY_TOO_LARGE, databaseUnavailableRejection, sendAccepted, sendError, sendPrepared, sendResult, setEraHeader, shapeResult } from './respond.js';
+import type { QueryReader, ToolView } from './view.js';
+import type { HeaderReader } from './headers.js';
 import { isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import type { Era } from './versions.js';
 
 export interface MessageDeps {
   readonly methods: MethodTable;
   readonly logger: Logger;
+  /** The request's view (view.ts); throws a JsonRpcError for a value it does not know. */
+  readonly readView: (query: QueryReader, readHeader: HeaderReader) => ToolView;
 }
 
 interface McpState {
@@ -88,7 +93,8 @@ async function dispatchRequest(
   const state = ctx.state as McpState;
   const log = state.log ?? deps.logger;
   if (state.caller === undefined) throw new Error('mcp: bearer middleware did not set ctx.state.caller');
-  let result: Record<string, unknown>;
+  const view = deps.readView(ctx.query, (name) => ctx.get(name) || undefined);
+  let result: Record<string, unknown> | PreparedResult;
   try {
     result = await definition.handle({
       era,
@@ -97,6 +103,7 @@ async function dispatchRequest(
       connectionWorkspaceId: state.connectionWorkspaceId,
       log,
       requestId: state.requestId ?? (ctx.response.get('request-id') || undefined),
+      view,
     });
   } catch (error) {
     if (error instanceof JsonRpcError) throw error;
@@ -109,5 +116,6 @@ async function dispatchRequest(
     log.error({ err: error, method }, 'mcp: method failed');
     throw new JsonRpcError(INTERNAL_ERROR, 'Internal error');
   }
-  sendResult(ctx, id, shapeResult(era, definition, result));
+  if (result instanceof PreparedResult) sendPrepared(ctx, id, result);
+  else sendResult(ctx, id, shapeResult(era, definition, result));
 }

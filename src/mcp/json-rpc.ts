@@ -35,6 +35,24 @@ export class RawJson {
   constructor(readonly json: string) {}
 }
 
+/**
+ * A whole `result`, era shaping included, ready as bytes: `serializePrepared` puts the request's
+ * id in front and copies the bytes once. `tools/list` answers with one (tool-catalog.ts).
+ */
+export class PreparedResult {
+  /** `,"result":<result>}` — everything after the id. */
+  readonly tail: Buffer;
+  constructor(resultJson: string) {
+    this.tail = Buffer.from(`,"result":${resultJson}}`, 'utf8');
+  }
+}
+
+const SUCCESS_HEAD = Buffer.from('{"jsonrpc":"2.0","id":', 'utf8');
+
+export function serializePrepared(id: JsonRpcId, prepared: PreparedResult): Buffer {
+  return Buffer.concat([SUCCESS_HEAD, Buffer.from(JSON.stringify(id), 'utf8'), prepared.tail]);
+}
+
 export type IncomingMessage =
   | { readonly kind: 'request'; readonly id: JsonRpcId; readonly method: string; readonly params: Readonly<Record<string, unknown>> | undefined }
   | { readonly kind: 'notification' }

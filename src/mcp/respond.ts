@@ -8,9 +8,9 @@ import { serviceUnavailable } from '../dispatch/index.js';
 import { HttpError } from '../http/errors.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../store/db-unavailable.js';
 import { decodeHeaderValue } from './headers.js';
-import { INVALID_REQUEST, JsonRpcError, RawJson, SERVICE_UNAVAILABLE, serializeError, serializeSuccess, type JsonRpcId } from './json-rpc.js';
+import { INVALID_REQUEST, JsonRpcError, RawJson, SERVICE_UNAVAILABLE, serializeError, serializePrepared, serializeSuccess, type JsonRpcId, type PreparedResult } from './json-rpc.js';
 import { BODY_LIMIT_BYTES } from './request-body.js';
-import type { MethodDefinition } from './methods/index.js';
+import type { MethodDefinition } from './methods/types.js';
 import { DEFAULT_LEGACY_VERSION, META_SERVER_INFO, SERVER_INFO, isSupportedVersion, type Era } from './versions.js';
 
 /**
@@ -29,7 +29,7 @@ export function setEraHeader(ctx: Koa.Context, era: Era): void {
   ctx.set('MCP-Protocol-Version', era.version);
 }
 
-export function sendJson(ctx: Koa.Context, status: number, json: string): void {
+export function sendJson(ctx: Koa.Context, status: number, json: string | Buffer): void {
   ctx.status = status;
   ctx.type = 'application/json';
   ctx.body = json;
@@ -67,7 +67,7 @@ export function databaseUnavailableRejection(id: JsonRpcId | null): HttpError {
 const SERVER_INFO_META = { [META_SERVER_INFO]: SERVER_INFO };
 
 /** Adds what the modern era requires around a handler's result; the 2025 era gets it as is. */
-export function shapeResult(era: Era, method: MethodDefinition, result: Record<string, unknown>): Record<string, unknown> {
+export function shapeResult(era: Era, method: Pick<MethodDefinition, 'callerScoped'>, result: Record<string, unknown>): Record<string, unknown> {
   if (!era.modern) return result;
   const meta = result['_meta'];
   return {
@@ -80,4 +80,9 @@ export function shapeResult(era: Era, method: MethodDefinition, result: Record<s
 
 export function sendResult(ctx: Koa.Context, id: JsonRpcId, result: Record<string, unknown>): void {
   sendJson(ctx, 200, serializeSuccess(id, result));
+}
+
+/** A result already shaped and serialized (PreparedResult): only the id is written per request. */
+export function sendPrepared(ctx: Koa.Context, id: JsonRpcId, prepared: PreparedResult): void {
+  sendJson(ctx, 200, serializePrepared(id, prepared));
 }

@@ -17,6 +17,7 @@ import type { Metrics } from '../http/metrics.js';
 import type { ResourceTemplateDefinition, ToolDefinition } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
 import { createConfirmation, type DestructiveCallConfirmation } from './confirmation.js';
+import type { ApprovalLinks } from '../oauth/approvals.js';
 import { handleMessage } from './handle-message.js';
 import { INTERNAL_ERROR, INVALID_REQUEST, serializeError } from './json-rpc.js';
 import { createMethodTable, type CompletionProvider, type PromptProvider, type ResourceProvider } from './methods/index.js';
@@ -28,6 +29,7 @@ import { refuseUnsafeWorkspaceHint } from '../http/unsafe-workspace.js';
 import { BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, databaseUnavailableRejection, sendError, sendJson, setPreEraHeaders } from './respond.js';
 import { isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { createToolCatalog } from './tool-catalog.js';
+import { readToolView } from './view.js';
 
 export interface McpRouterDeps {
   readonly config: Config;
@@ -41,18 +43,21 @@ export interface McpRouterDeps {
   readonly db: Kysely<Database>;
   /** Overrides the confirmation of destructive tools (default: createConfirmation, src/mcp/confirmation.ts). */
   readonly confirm?: DestructiveCallConfirmation | undefined;
+  /** Approval links for clients that cannot confirm (embedded Account only; docs/security.md#approval-links). */
+  readonly approvals?: ApprovalLinks | undefined;
   readonly resources?: ResourceProvider | undefined;
   readonly prompts?: PromptProvider | undefined;
   readonly completions?: CompletionProvider | undefined;
 }
 
 export function createMcpRouter(deps: McpRouterDeps): Router {
+  const catalog = createToolCatalog(deps.tools, deps.operations);
   const methods = createMethodTable({
-    catalog: createToolCatalog(deps.tools, deps.operations),
+    catalog,
     validators: compileArgumentValidators(deps.tools),
     operations: deps.operations,
     db: deps.db,
-    confirm: deps.confirm ?? createConfirmation({ config: deps.config, db: deps.db, metrics: deps.metrics, logger: deps.logger }),
+    confirm: deps.confirm ?? createConfirmation({ config: deps.config, db: deps.db, metrics: deps.metrics, logger: deps.logger, approvals: deps.approvals }),
     metrics: deps.metrics,
     resources: deps.resources,
     prompts: deps.prompts,
@@ -68,7 +73,7 @@ export function createMcpRouter(deps: McpRouterDeps): Router {
     refuseUnsafeWorkspaceHint,
     deps.auth.bearer('mcp', deps.limits),
     limitProtocolRate(deps.limits),
-    handleMessage({ methods, logger: deps.logger }),
+    handleMessage({ methods, logger: deps.logger, readView: (query, readHeader) => readToolView(query, readHeader, catalog.toolsets) }),
   );
   router.all('/mcp', answerMethodNotAllowed);
   return router;

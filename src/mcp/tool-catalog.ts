@@ -1,64 +1,125 @@
 /**
- * The tools as served: each tool's JSON is serialized once at start-up per era variant, and a
- * `tools/list` body is the concatenation of the caller's reachable tools, cached per (variant,
- * reachable set). Which tools a caller reaches is `OperationService.canReach`'s decision.
+ * The tools as served. Each tool's JSON is serialized once per (schema form, era variant) — the
+ * first time that form is asked for — and a whole `tools/list` response is kept as bytes per
+ * (protocol version, schema form, tools shown): the JSON-RPC `id` is the only thing spliced in
+ * per request, so no tool schema is serialized or re-encoded while answering. Which tools are
+ * shown is scope ∩ permission (`OperationService.canReach`) narrowed by the request's view
+ * (view.ts).
  */
 import type { Caller, OperationService } from '../dispatch/index.js';
-import type { ToolDefinition } from '../runtime/types.js';
-import { RawJson } from './json-rpc.js';
-import { knowsTitles, type Era } from './versions.js';
+import { decodeArguments, toSchemaProfile, type Decoder, type SchemaProfile } from '../runtime/schema-profiles.js';
+import type { JsonSchema, ToolDefinition } from '../runtime/types.js';
+import { PreparedResult, RawJson, serializeResult } from './json-rpc.js';
+import { shapeResult } from './respond.js';
+import { viewShows, type ToolView } from './view.js';
+import { knowsStructuredOutput, knowsTitles, type Era } from './versions.js';
 
 export interface CatalogEntry {
   readonly tool: ToolDefinition;
-  /** With `title` (2025-06-18, 2026-07-28). */
-  readonly titledJson: string;
-  /** Without `title` (2025-03-26). */
-  readonly untitledJson: string;
 }
 
 export interface ToolCatalog {
+  /** Sorted by name. */
   readonly entries: readonly CatalogEntry[];
-  find(name: string): CatalogEntry | undefined;
-  /** The `tools` array for this caller and era, as pre-serialized JSON. */
-  listTools(caller: Caller, era: Era): RawJson;
+  /** Every toolset a tool belongs to (the names `?toolsets=` accepts). */
+  readonly toolsets: ReadonlySet<string>;
+  /** The tool `tools/call` names, when the view shows it; undefined answers like an unknown tool. */
+  find(name: string, view: ToolView): CatalogEntry | undefined;
+  /** Arguments written in the view's schema form, as canonical arguments. */
+  decodeArguments(entry: CatalogEntry, view: ToolView, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>>;
+  /** The whole `tools/list` result for this caller, era and view, era shaping included. */
+  listResult(caller: Caller, era: Era, view: ToolView): PreparedResult;
 }
 
-/** Bounded: the number of distinct (scope, permission) combinations is small in practice. */
-const MAX_CACHED_LISTS = 512;
+/**
+ * Bounded: one entry per (version, schema form, tool set) in use, ~50–150 KB each; callers with
+ * the same scopes and permissions share one. Least recently used goes first.
+ */
+const MAX_CACHED_LISTS = 64;
+
+/** The fields of one tool in `tools/list`, in order (docs/protocol.md#tools); 2025-03-26 has no title and no outputSchema. */
+export function describeTool(tool: ToolDefinition, inputSchema: JsonSchema, era: Era): Record<string, unknown> {
+  const { name, title, description, annotations } = tool;
+  const full = knowsTitles(era);
+  const outputSchema = knowsStructuredOutput(era) && tool.output ? tool.output.schema : undefined;
+  // annotations (incl. its optional title) exist since 2025-03-26; the tool-level title does not.
+  return full
+    ? { name, title, description, inputSchema, ...(outputSchema ? { outputSchema } : {}), annotations }
+    : { name, description, inputSchema, annotations };
+}
+
+interface ProfiledEntry {
+  readonly inputSchema: JsonSchema;
+  readonly decoder: Decoder | null;
+}
 
 /** Name order makes the list deterministic whatever order the registry arrives in. */
 export function createToolCatalog(tools: readonly ToolDefinition[], operations: Pick<OperationService, 'canReach'>): ToolCatalog {
-  const entries = [...tools]
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map(serializeEntry);
+  const entries: CatalogEntry[] = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((tool) => ({ tool }));
   const byName = new Map(entries.map((entry) => [entry.tool.name, entry]));
-  const lists = new Map<string, RawJson>();
+  const indexOf = new Map(entries.map((entry, index) => [entry, index]));
+  const toolsets = new Set(entries.flatMap((entry) => entry.tool.toolsets));
+  const profiles = new Map<SchemaProfile, readonly ProfiledEntry[]>();
+  const serialized = new Map<string, readonly string[]>();
+  const lists = new Map<string, PreparedResult>();
+
+  /** Each tool's input schema in a schema form, computed the first time the form is asked for. */
+  const profiled = (profile: SchemaProfile): readonly ProfiledEntry[] => {
+    let forms = profiles.get(profile);
+    if (forms === undefined) {
+      forms = entries.map(({ tool }) => {
+        if (profile === 'canonical') return { inputSchema: tool.inputSchema, decoder: null };
+        const { schema, decoder } = toSchemaProfile(profile, tool.inputSchema);
+        return { inputSchema: schema, decoder };
+      });
+      profiles.set(profile, forms);
+    }
+    return forms;
+  };
+
+  /** Each tool's JSON for one protocol version and schema form. */
+  const toolJson = (era: Era, profile: SchemaProfile): readonly string[] => {
+    const key = `${knowsTitles(era) ? 't' : 'u'}${knowsStructuredOutput(era) ? 'o' : ''}|${profile}`;
+    let texts = serialized.get(key);
+    if (texts === undefined) {
+      const forms = profiled(profile);
+      texts = entries.map(({ tool }, index) => JSON.stringify(describeTool(tool, forms[index]!.inputSchema, era)));
+      serialized.set(key, texts);
+    }
+    return texts;
+  };
+
   return {
     entries,
-    find: (name) => byName.get(name),
-    listTools(caller, era) {
-      const titled = knowsTitles(era);
-      const flags = entries.map((entry) => operations.canReach(caller, entry.tool.operation));
-      // One character per tool: cheap to build, unique per reachable set.
-      const key = (titled ? 't' : 'u') + flags.map((reached) => (reached ? '1' : '0')).join('');
+    toolsets,
+    find(name, view) {
+      const entry = byName.get(name);
+      return entry !== undefined && viewShows(view, entry.tool) ? entry : undefined;
+    },
+    decodeArguments(entry, view, args) {
+      if (view.schemaProfile === 'canonical') return args;
+      const decoder = profiled(view.schemaProfile)[indexOf.get(entry)!]!.decoder;
+      return decoder === null ? args : decodeArguments(decoder, args);
+    },
+    listResult(caller, era, view) {
+      // One character per tool: cheap to build, unique per shown set.
+      let flags = '';
+      for (const { tool } of entries) flags += viewShows(view, tool) && operations.canReach(caller, tool.operation) ? '1' : '0';
+      const key = `${era.version}|${view.schemaProfile}|${flags}`;
       let cached = lists.get(key);
-      if (cached === undefined) {
-        const reachable = entries.filter((_, index) => flags[index]);
-        cached = new RawJson(`[${reachable.map((entry) => (titled ? entry.titledJson : entry.untitledJson)).join(',')}]`);
-        if (lists.size >= MAX_CACHED_LISTS) lists.clear();
+      if (cached !== undefined) {
+        // Most recently used last: Map keeps insertion order.
+        lists.delete(key);
         lists.set(key, cached);
+        return cached;
       }
+      const texts = toolJson(era, view.schemaProfile);
+      const shown = texts.filter((_, index) => flags[index] === '1');
+      const result = shapeResult(era, { callerScoped: true }, { tools: new RawJson(`[${shown.join(',')}]`) });
+      cached = new PreparedResult(serializeResult(result));
+      if (lists.size >= MAX_CACHED_LISTS) lists.delete(lists.keys().next().value!);
+      lists.set(key, cached);
       return cached;
     },
-  };
-}
-
-function serializeEntry(tool: ToolDefinition): CatalogEntry {
-  const { name, title, description, inputSchema, annotations } = tool;
-  return {
-    tool,
-    titledJson: JSON.stringify({ name, title, description, inputSchema, annotations }),
-    // annotations (incl. its optional title) exist since 2025-03-26; the tool-level title does not.
-    untitledJson: JSON.stringify({ name, description, inputSchema, annotations }),
   };
 }

@@ -1,18 +1,43 @@
 /**
- * Maps a dispatched call to its `tools/call` result (docs/protocol.md#tools): the endpoint's JSON as
- * one text block, files as metadata only, an Idempotency-Key replay marked in `_meta`, and every
- * ApiError as `isError: true` with the API envelope. The one place MCP renders operation outcomes.
+ * Maps a dispatched call to its `tools/call` result (docs/protocol.md#tools): the endpoint's JSON
+ * as one text block and — from 2025-06-18 — as `structuredContent` matching the tool's
+ * `outputSchema`; files as metadata only; an Idempotency-Key replay and a page cut to fit marked
+ * in `_meta` and said in a second text block; every ApiError as `isError: true` with the API
+ * envelope as text and `{code, message, details}` as `structuredContent`. The one place MCP
+ * renders operation outcomes.
  */
 import type { ApiError, FileOutput, OperationOutput } from '../dispatch/index.js';
+import { RawJson } from './json-rpc.js';
+import { WRAPPED_RESULT_PROPERTY } from '../runtime/output-schema.js';
+import type { ToolDefinition } from '../runtime/types.js';
 
 export interface ToolResult {
   readonly content: readonly { readonly type: 'text'; readonly text: string }[];
+  /** The text block's JSON spliced in again (RawJson): the body is serialized once. */
+  readonly structuredContent?: Readonly<Record<string, unknown>> | RawJson;
   readonly isError?: true;
   readonly _meta?: Readonly<Record<string, unknown>>;
 }
 
 /** `_meta` key of a result answered from the stored response of its Idempotency-Key (REST: `Idempotency-Replayed`). */
 export const REPLAYED_META = 'app.kobana.finance/idempotency-replayed';
+/** `_meta` key of a list page cut to fit the result size cap: `{returned, requested}` rows. */
+export const PAGE_CUT_META = 'app.kobana.finance/page-cut';
+
+export const REPLAYED_NOTE = 'Replayed: this is the stored result of an earlier call with the same idempotency_key and arguments; nothing ran again.';
+
+/** How a list page was cut to fit (src/mcp/result-cap.ts decides). */
+export interface PageCut {
+  readonly returned: number;
+  readonly requested: number;
+}
+
+export interface RenderOptions {
+  readonly replayed: boolean;
+  /** The era knows `structuredContent` (2025-06-18 and later). */
+  readonly structured: boolean;
+  readonly pageCut?: PageCut | undefined;
+}
 
 /** Files are never inlined (docs/domain.md#attachments): the download goes through the API with an API token. */
 function describeFile(file: FileOutput): Record<string, unknown> {
@@ -26,13 +51,41 @@ function describeFile(file: FileOutput): Record<string, unknown> {
   };
 }
 
-export function renderOutput(output: OperationOutput, replayed: boolean): ToolResult {
-  const payload = output.file ? describeFile(output.file) : output.body;
-  // Operations that answer nothing (delete, unlink) get an empty object, so the text stays valid JSON.
-  const text = payload === undefined ? '{}' : JSON.stringify(payload);
-  return { content: [{ type: 'text', text }], ...(replayed ? { _meta: { [REPLAYED_META]: true } } : {}) };
+/** What the operation answered, as the tool's payload (file metadata for a file; undefined for nothing). */
+export function toolPayload(output: OperationOutput): unknown {
+  return output.file ? describeFile(output.file) : output.body;
 }
 
-export function renderApiError(error: ApiError): ToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.toEnvelope()) }] };
+export function renderOutput(tool: ToolDefinition, output: OperationOutput, options: RenderOptions): ToolResult {
+  const payload = toolPayload(output);
+  // Operations that answer nothing (delete, unlink) get an empty object, so the text stays valid JSON.
+  const json = payload === undefined ? '{}' : JSON.stringify(payload);
+  const content = [{ type: 'text' as const, text: json }];
+  const meta: Record<string, unknown> = {};
+  if (options.pageCut) {
+    const { returned, requested } = options.pageCut;
+    content.push({ type: 'text', text: `Page cut to ${returned} of ${requested} rows to keep the result small; call again with cursor = meta.next_cursor for the next rows, or ask for fewer fields.` });
+    meta[PAGE_CUT_META] = { returned, requested };
+  }
+  if (options.replayed) {
+    content.push({ type: 'text', text: REPLAYED_NOTE });
+    meta[REPLAYED_META] = true;
+  }
+  const structuredContent = options.structured && tool.output && payload !== undefined
+    ? new RawJson(tool.output.wrapped ? `{${JSON.stringify(WRAPPED_RESULT_PROPERTY)}:${json}}` : json)
+    : undefined;
+  return {
+    content,
+    ...(structuredContent !== undefined ? { structuredContent } : {}),
+    ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+  };
+}
+
+export function renderApiError(error: ApiError, options: Pick<RenderOptions, 'structured'>): ToolResult {
+  const envelope = error.toEnvelope();
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(envelope) }],
+    ...(options.structured ? { structuredContent: { code: envelope.error.code, message: envelope.error.message, details: envelope.error.details ?? {} } } : {}),
+  };
 }

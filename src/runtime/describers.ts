@@ -3,11 +3,11 @@
  * each can describe. Data only, so the generator can refuse an unknown or misapplied name at build
  * time; src/confirmation/describe.ts implements exactly these names (its table is typed by them).
  *
- *   DESCRIBER_NAMES                              // 'title' | 'transaction' | 'attachment-link' | 'transfer'
+ *   DESCRIBER_NAMES                              // 'title' | 'transaction' | 'attachment-link' | 'transfer' | 'reconciliation'
  *   describerServes(name, operationId): boolean  // false for a name or an operation it cannot describe
  */
 
-export const DESCRIBER_NAMES = ['title', 'transaction', 'attachment-link', 'transfer'] as const;
+export const DESCRIBER_NAMES = ['title', 'transaction', 'attachment-link', 'transfer', 'reconciliation'] as const;
 export type DescriberName = (typeof DESCRIBER_NAMES)[number];
 
 /** The title describer's actions: the record, counterparty, amount and account of a payable or receivable. */

@@ -2,54 +2,27 @@
  * The MCP tool of one operation, a view of its OperationDefinition: the `inputSchema` (workspace_id,
  * path/query/header parameters, the list arguments limit, cursor, sort_by, fields, filters, and the
  * flattened request body), the argument map and the annotations (the operation's classification).
- * Pure; the generator runs it too, so a name clash between argument sources fails the build.
+ * Two inputs with one name are told apart by renaming (tool-argument-names.ts); what a model is
+ * shown is kept short (tool-schema.ts). Pure; the generator runs it too.
  */
-import type { ArgumentTarget, FilterOperator, JsonSchema, ListDefinition, ListParameterDefinition, OperationDefinition, ToolDefinition } from './types.js';
+import { ArgumentCollector } from './tool-argument-names.js';
+import { planFilterSchema, SHARED_ARGUMENT_TEXTS, slimSchema, toShownSchema, toShownText } from './tool-schema.js';
+import type { ArgumentTarget, JsonSchema, ListDefinition, OperationDefinition, ToolInputView } from './types.js';
 
 type Obj = { [key: string]: unknown };
 
-/** Two sources of one operation produce the same argument name (reported by the generator). */
-export class ArgumentClashError extends Error {
-  constructor(readonly argument: string, readonly source: string, readonly previous: string) {
-    super(`argument "${argument}" from ${source} clashes with ${previous}`);
-  }
-}
-
-const WORKSPACE_ARGUMENT: JsonSchema = {
-  type: 'string',
-  format: 'uuid',
-  description: 'Workspace to run in. Optional: defaults to the workspace chosen for this connection.',
-};
-
-/** The most values one `in` filter takes; the same bound as MAX_IN_VALUES in src/api/list.ts. */
-export const MAX_IN_FILTER_VALUES = 100;
-
-/** Collects arguments in a fixed order and fails on the first clash. */
-class ArgumentCollector {
-  readonly properties: { [name: string]: JsonSchema } = {};
-  readonly required: string[] = [];
-  readonly args: { [name: string]: ArgumentTarget } = {};
-  private readonly sources = new Map<string, string>();
-
-  add(name: string, schema: JsonSchema, target: ArgumentTarget, required: boolean, source: string): void {
-    const previous = this.sources.get(name);
-    if (previous !== undefined) throw new ArgumentClashError(name, source, previous);
-    this.sources.set(name, source);
-    this.properties[name] = schema;
-    this.args[name] = target;
-    if (required) this.required.push(name);
-  }
-}
+const WORKSPACE_ARGUMENT: JsonSchema = { type: 'string', format: 'uuid', description: SHARED_ARGUMENT_TEXTS.workspace };
 
 /** The tool of an operation that has a tool name (`toolName` non-null). */
-export function toToolView(definition: OperationDefinition & { readonly toolName: string }): ToolDefinition {
+export function toToolView(definition: OperationDefinition & { readonly toolName: string }): ToolInputView {
   const { operation } = definition;
-  const { inputSchema, args } = planToolInput(definition);
+  const { argumentSchema, args } = planToolInput(definition);
   return {
     name: definition.toolName,
     title: definition.title,
-    description: definition.description,
-    inputSchema,
+    description: toShownText(definition.description),
+    inputSchema: toShownSchema(argumentSchema),
+    argumentSchema,
     annotations: {
       title: definition.title,
       readOnlyHint: operation.readOnly,
@@ -77,22 +50,29 @@ function pickBodySchema(requestBody: OperationDefinition['requestBody']): Obj | 
   return contentType === undefined ? undefined : (requestBody.content[contentType] as Obj);
 }
 
-/** The input schema and argument map of one operation; throws ArgumentClashError. */
-export function planToolInput(definition: OperationDefinition): { inputSchema: JsonSchema; args: { [name: string]: ArgumentTarget } } {
+/** The argument schema (what the server validates) and argument map of one operation. */
+export function planToolInput(definition: OperationDefinition): { argumentSchema: JsonSchema; args: { [name: string]: ArgumentTarget } } {
   const collector = new ArgumentCollector();
-  if (definition.operation.workspaceScoped) collector.add('workspace_id', WORKSPACE_ARGUMENT, { in: 'workspace' }, false, 'the workspace argument');
+  if (definition.operation.workspaceScoped) collector.add('workspace_id', WORKSPACE_ARGUMENT, { in: 'workspace' }, false, 'workspace');
   for (const where of ['path', 'query', 'header'] as const) {
     for (const parameter of definition.parameters.filter((p) => p.in === where)) {
-      collector.add(toArgumentName(parameter.name), parameter.schema, { in: where, name: parameter.name }, parameter.required,
-        `the ${where} parameter "${parameter.name}"`);
+      collector.add(toArgumentName(parameter.name), describeParameter(parameter), { in: where, name: parameter.name }, parameter.required, where, parameter.name);
     }
   }
   if (definition.list) addListArguments(collector, definition.list);
   addBodyArguments(collector, definition.requestBody);
-  const inputSchema: Obj = { type: 'object', properties: collector.properties };
-  if (collector.required.length > 0) inputSchema.required = collector.required;
-  inputSchema.additionalProperties = false;
-  return { inputSchema, args: collector.args };
+  const { properties, required, args } = collector.resolve();
+  const argumentSchema: { [key: string]: unknown } = { type: 'object', properties };
+  if (required.length > 0) argumentSchema.required = required;
+  argumentSchema.additionalProperties = false;
+  return { argumentSchema, args };
+}
+
+/** A parameter's schema as a tool shows it; the Idempotency-Key header gets the MCP wording. */
+function describeParameter(parameter: OperationDefinition['parameters'][number]): JsonSchema {
+  const schema = slimSchema(parameter.schema);
+  if (parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key') return { ...schema, description: SHARED_ARGUMENT_TEXTS.idempotencyKey };
+  return schema;
 }
 
 /** `payables.settle` → `payables_settle`; `getPetById` → `get_pet_by_id`; `Pagamentos-Ação` → `pagamentos_acao`. */
@@ -113,48 +93,16 @@ export function toArgumentName(parameterName: string): string {
 }
 
 function addListArguments(collector: ArgumentCollector, list: ListDefinition): void {
-  collector.add('limit', list.limit, { in: 'list', name: 'limit' }, false, 'the list argument "limit"');
-  if (list.cursor) collector.add('cursor', list.cursor, { in: 'list', name: 'cursor' }, false, 'the list argument "cursor"');
-  if (list.sort) {
-    const schema = { ...list.sort.schema, description: describeSort(list.sort) };
-    collector.add('sort_by', schema, { in: 'list', name: 'sort' }, false, 'the list argument "sort_by"');
-  }
-  if (list.fields) collector.add('fields', list.fields, { in: 'list', name: 'fields' }, false, 'the list argument "fields"');
+  collector.add('limit', { ...slimSchema(list.limit), description: SHARED_ARGUMENT_TEXTS.limit }, { in: 'list', name: 'limit' }, false, 'list');
+  if (list.cursor) collector.add('cursor', { ...slimSchema(list.cursor), description: SHARED_ARGUMENT_TEXTS.cursor }, { in: 'list', name: 'cursor' }, false, 'list');
+  if (list.sort) collector.add('sort_by', { ...slimSchema(list.sort.schema), description: SHARED_ARGUMENT_TEXTS.sortBy }, { in: 'list', name: 'sort' }, false, 'list');
+  if (list.fields) collector.add('fields', { ...slimSchema(list.fields), description: SHARED_ARGUMENT_TEXTS.fields }, { in: 'list', name: 'fields' }, false, 'list');
   if (list.filters.length > 0) {
     const properties: { [name: string]: JsonSchema } = {};
     for (const filter of list.filters) properties[filter.name] = planFilterSchema(filter);
-    collector.add('filters', {
-      type: 'object',
-      description: 'Filters, all of which must match. Each value is either the plain value (equals) or an object of operators, e.g. {"due_date": {"gte": "2026-01-01"}}.',
-      properties,
-      additionalProperties: false,
-    }, { in: 'list', name: 'filters' }, false, 'the list argument "filters"');
+    collector.add('filters', { type: 'object', description: SHARED_ARGUMENT_TEXTS.filters, properties, additionalProperties: false },
+      { in: 'list', name: 'filters' }, false, 'list');
   }
-}
-
-function describeSort(sort: ListParameterDefinition): string {
-  const base = sort.description ?? 'Sort order.';
-  const direction = /descend/i.test(base) ? '' : ' A leading "-" sorts descending.';
-  const fallback = sort.schema.default !== undefined && !/default/i.test(base) ? ` Default: ${String(sort.schema.default)}.` : '';
-  return base + direction + fallback;
-}
-
-/**
- * One filter: the scalar schema when only `eq` is supported; otherwise the scalar (eq) or an
- * object of the supported operators (`in` takes an array of 1 to MAX_IN_FILTER_VALUES values).
- */
-export function planFilterSchema(filter: ListDefinition['filters'][number]): JsonSchema {
-  const { operators, schema: scalar } = filter;
-  const description = `${filter.description ? filter.description + ' ' : ''}Operators: ${operators.join(', ')}.`;
-  if (operators.length === 1 && operators[0] === 'eq') return { ...scalar, description };
-  const operatorProperties: { [op: string]: JsonSchema } = {};
-  for (const op of operators as readonly FilterOperator[]) {
-    operatorProperties[op] = op === 'in' ? { type: 'array', items: scalar, minItems: 1, maxItems: MAX_IN_FILTER_VALUES } : scalar;
-  }
-  const objectForm = { type: 'object', additionalProperties: false, minProperties: 1, properties: operatorProperties };
-  if (!operators.includes('eq')) return { ...objectForm, description };
-  const scalarTypes = Array.isArray(scalar.type) ? scalar.type : [scalar.type];
-  return { type: [...new Set([...scalarTypes, 'object'])], description, anyOf: [scalar, objectForm] };
 }
 
 /** Flattens the request body (first JSON content type, else the first one) into arguments. */
@@ -164,12 +112,12 @@ function addBodyArguments(collector: ArgumentCollector, requestBody: OperationDe
   const shape = extractObjectShape(schema);
   if (!shape) {
     // Not an object: the whole body is one argument (target name '' = the entire body).
-    collector.add('body', schema, { in: 'body', name: '' }, requestBody.required, 'the request body');
+    collector.add('body', slimSchema(schema), { in: 'body', name: '' }, requestBody.required, 'body');
     return;
   }
   for (const [name, property] of Object.entries(shape.properties)) {
     if ((property as Obj).readOnly === true) continue; // OpenAPI: readOnly properties are not sent in requests
-    collector.add(name, property as JsonSchema, { in: 'body', name }, shape.required.includes(name), `the body field "${name}"`);
+    collector.add(name, slimSchema(property as JsonSchema), { in: 'body', name }, shape.required.includes(name), 'body');
   }
 }
 

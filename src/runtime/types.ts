@@ -90,6 +90,7 @@ export interface OperationDefinition {
   readonly operation: OperationRef;
   /** The summary (else the first line of the description). */
   readonly title: string;
+  /** What the tool and resource template say: `x-mcp.description`, else the operation's description (else the summary). */
   readonly description: string;
   /** The MCP tool name (`x-mcp.name` or derived); null when `x-mcp.exclude` keeps it REST-only. */
   readonly toolName: string | null;
@@ -103,7 +104,17 @@ export interface OperationDefinition {
   } | null;
   /** The success status declared first in `responses` (200, 201, 204…). */
   readonly successStatus: number;
+  /** The body of that success response. */
+  readonly successResponse: SuccessResponse;
+  /** The operation's OpenAPI `tags`, as declared (the MCP toolsets are built from them). */
+  readonly tags: readonly string[];
 }
+
+/** A success response's body: JSON with its schema, a file (any other media type), or none (e.g. 204). */
+export type SuccessResponse =
+  | { readonly kind: 'json'; readonly schema: JsonSchema }
+  | { readonly kind: 'file' }
+  | { readonly kind: 'none' };
 
 /** One REST route: a view of an OperationDefinition (src/runtime/views.ts). */
 export interface RouteDefinition {
@@ -139,7 +150,14 @@ export interface ToolDefinition {
   readonly name: string;
   readonly title: string;
   readonly description: string;
+  /** What a model is shown: `argumentSchema` without the pure bounds (src/runtime/tool-schema.ts). */
   readonly inputSchema: JsonSchema;
+  /** The schema the server validates the arguments with (src/dispatch/tool-arguments.ts). */
+  readonly argumentSchema: JsonSchema;
+  /** What `structuredContent` holds (src/runtime/output-schema.ts); null when the operation answers nothing (delete, unlink). */
+  readonly output: ToolOutput | null;
+  /** The toolsets the tool belongs to (snake_case tag names), for `?toolsets=` views. */
+  readonly toolsets: readonly string[];
   readonly annotations: ToolAnnotations;
   readonly operation: OperationRef;
   /** tool argument name → its target in the operation input. */
@@ -149,6 +167,21 @@ export interface ToolDefinition {
    * flattened inputSchema cannot say; the dispatcher's argument check enforces it. 0 when none.
    */
   readonly minBodyArguments: number;
+}
+
+/** What src/runtime/tool-view.ts builds; views.ts adds the output schema and the toolsets. */
+export type ToolInputView = Omit<ToolDefinition, 'output' | 'toolsets'>;
+
+/** A tool's typed result: the `outputSchema` (always `type: "object"`) and whether the body is wrapped as `{result}`. */
+export interface ToolOutput {
+  readonly schema: JsonSchema;
+  /** The body is not an object: `structuredContent` is `{result: <body>}`. */
+  readonly wrapped: boolean;
+  /**
+   * The GET tool whose `outputSchema` describes this body in full, when `schema` only points at it
+   * (a write answering the record its resource's get returns; src/runtime/output-schema.ts).
+   */
+  readonly sameAs: string | null;
 }
 
 /** A resource template: a view of a `GET /v1/<resource>/{id}` OperationDefinition (src/runtime/views.ts). */

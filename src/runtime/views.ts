@@ -4,7 +4,8 @@
  * functions; nothing here reads the spec, so a route and a tool can never disagree about an
  * operation (they share its OperationRef object).
  */
-import { toToolView } from './tool-view.js';
+import { pointAtGetters, toToolOutput } from './output-schema.js';
+import { toSnakeCase, toToolView } from './tool-view.js';
 import type { ListDefinition, ListSpec, OperationDefinition, ResourceTemplateDefinition, RouteDefinition, ToolDefinition } from './types.js';
 
 const RESOURCE_GET_PATH = /^\/v1\/([^/{}]+)\/\{id\}$/;
@@ -23,15 +24,28 @@ export function buildViews(definitions: readonly OperationDefinition[]): Operati
   const resourceTemplates: ResourceTemplateDefinition[] = [];
   for (const definition of definitions) {
     if (!hasTool(definition)) continue;
-    tools.push(toToolView(definition));
+    tools.push(toToolDefinition(definition));
     const template = toResourceTemplateView(definition);
     if (template) resourceTemplates.push(template);
   }
   return {
-    tools: tools.sort((a, b) => compareText(a.name, b.name)),
+    tools: pointAtGetters(tools.sort((a, b) => compareText(a.name, b.name))),
     routes: definitions.map(toRouteView).sort((a, b) => compareText(a.operation.path, b.operation.path) || compareText(a.operation.method, b.operation.method)),
     resourceTemplates: resourceTemplates.sort((a, b) => compareText(a.uriTemplate, b.uriTemplate)),
   };
+}
+
+/** The tool of an operation: its input view (tool-view.ts), its typed output and its toolsets. */
+export function toToolDefinition(definition: OperationDefinition & { readonly toolName: string }): ToolDefinition {
+  return { ...toToolView(definition), output: toToolOutput(definition.successResponse), toolsets: toToolsets(definition.tags) };
+}
+
+/** Toolsets are the operation's tags in snake_case (`Cost Centers` → `cost_centers`); an untagged operation is in `other`. */
+export const UNTAGGED_TOOLSET = 'other';
+
+export function toToolsets(tags: readonly string[]): readonly string[] {
+  const names = [...new Set(tags.map(toSnakeCase).filter((name) => name !== ''))];
+  return names.length > 0 ? names : [UNTAGGED_TOOLSET];
 }
 
 export function hasTool(definition: OperationDefinition): definition is OperationDefinition & { readonly toolName: string } {

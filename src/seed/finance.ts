@@ -12,6 +12,7 @@ import { ANA_PERSON_ID, FILIAL_WORKSPACE_ID, MATRIZ_WORKSPACE_ID } from './ids.j
 import { ACCOUNTS, CHART_OF_ACCOUNTS, COST_CENTERS, CUSTOMERS, TAXES, VENDORS, type CategoryNode } from './finance-catalog.js';
 import { createIdFactory, createRandom, generateCnpj, generateCpf } from './finance-documents.js';
 import { addDays, generateTitles, type SeedParty, type TitleContext, type TitleRows } from './finance-titles.js';
+import { addStatements } from './finance-statements.js';
 
 type Rows = { [T in keyof Database]?: Insertable<Database[T]>[] };
 
@@ -99,7 +100,15 @@ function buildWorkspaceRows(plan: WorkspacePlan, today: string): Rows {
   addOpeningBalances(titles, ws, accounts, nextId, start);
   addTransfers(rows, titles, ws, { main, savings, cash }, nextId, today);
   addAttachments(rows, titles, ws, attachmentIds, start);
-  return { ...rows, titles: titles.titles, allocations: titles.allocations, transactions: titles.transactions, attachment_links: titles.links };
+  const all: Rows = { ...rows, titles: titles.titles, allocations: titles.allocations, transactions: titles.transactions, attachment_links: titles.links };
+  // Last, so the ids drawn before it stay what they were.
+  addStatements(all, {
+    workspaceId: ws, today, nextId, audit: (on) => createAudit(on),
+    accounts: accounts.map(({ id, seed }) => ({ id, key: seed.key, bankCode: seed.bank_code, accountNumber: seed.account_number })),
+    checkingAccountId: main, bankFeeCategoryId: (chart.ids.get('tributos') as { id: string }).id,
+    adminCostCenterId: (centers.find((c) => c.seed.key === 'adm') as { id: string }).id,
+  });
+  return all;
 }
 
 function addOpeningBalances(titles: TitleRows, ws: string, accounts: { id: string; seed: (typeof ACCOUNTS)[number] }[], nextId: () => string, start: string): void {
@@ -144,7 +153,7 @@ function addAttachments(rows: Rows, titles: TitleRows, ws: string, attachmentIds
 
 const INSERT_ORDER: readonly (keyof Database)[] = [
   'companies', 'categories', 'accounts', 'cost_centers', 'taxes', 'people', 'titles', 'allocations', 'transactions',
-  'transfers', 'blobs', 'attachments', 'attachment_links',
+  'transfers', 'blobs', 'attachments', 'attachment_links', 'classification_rules', 'statement_lines',
 ];
 
 async function insertRows(db: Kysely<Database>, rows: Rows): Promise<void> {

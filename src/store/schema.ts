@@ -6,6 +6,7 @@
  * The generated `fk_*` columns of migration 0003 (foreign keys of polymorphic references,
  * docs/data-model.md) are left out on purpose: the application never reads or writes them.
  */
+import type { Generated } from 'kysely';
 
 /** Columns every finance record carries (docs/domain.md#conventions). */
 export interface AuditColumns {
@@ -22,7 +23,8 @@ export interface AuditColumns {
 // ---- identity -------------------------------------------------------------------------
 
 export interface OrganizationsTable { id: string; name: string; created_at: string; deleted_at: string | null }
-export interface WorkspacesTable { id: string; organization_id: string; name: string; created_at: string }
+/** `timezone`: IANA name, the workspace's "today" (migration 0006). */
+export interface WorkspacesTable { id: string; organization_id: string; name: string; created_at: string; timezone: Generated<string> }
 export interface PersonsTable { id: string; email: string; name: string; created_at: string; deleted_at: string | null }
 export interface MembershipsTable {
   id: string;
@@ -38,8 +40,18 @@ export interface MembershipWorkspacesTable { membership_id: string; workspace_id
 export interface RevokedTokensTable { jti: string; revoked_at: string; expires_at: string }
 /** The embedded Account's signing keys (PostgreSQL; SQLite keeps `account-key.json`): private JWK as JSON text. */
 export interface AccountKeysTable { kid: string; private_jwk: string; created_at: string; retired_at: string | null }
+/**
+ * One counter per organization, incremented by database triggers in the transaction of every
+ * membership, granted-workspace, workspace or Seguridad change (migration 0005).
+ */
+export interface IdentityVersionsTable { organization_id: string; version: number }
 /** Secrets replicas share (PostgreSQL): `confirmation-key` → base64url, unless CONFIRMATION_KEY overrides it. */
 export interface SharedSecretsTable { name: string; value: string; created_at: string }
+/** The embedded OAuth server's state (src/oauth/adapter.ts): one row per oidc-provider model instance. */
+export interface OAuthRecordsTable {
+  model: string; id: string; payload: string; grant_id: string | null; uid: string | null;
+  expires_at: string | null; consumed_at: string | null;
+}
 
 // ---- finance --------------------------------------------------------------------------
 
@@ -114,6 +126,22 @@ export interface ConfirmationNoncesTable {
   nonce: string; workspace_id: string; person_id: string; tool: string; consumed_at: string; expires_at: string;
 }
 
+/** An imported bank statement line (migration 0007); unique per (workspace, account, fitid). */
+export interface StatementLinesTable extends AuditColumns {
+  id: string; workspace_id: string; financial_account_id: string; fitid: string; posted_on: string; type: 'debit' | 'credit';
+  amount_cents: number; description: string; counterparty: string | null; category_id: string | null; cost_center_id: string | null;
+  person_id: string | null; rule_id: string | null; reconciliation_id: string | null;
+}
+export interface ReconciliationsTable extends AuditColumns { id: string; workspace_id: string }
+export interface ReconciliationItemsTable {
+  id: string; workspace_id: string; reconciliation_id: string; item_type: 'statement_line' | 'payable' | 'receivable' | 'transaction';
+  item_id: string; amount_cents: number; settlement_transaction_id: string | null;
+}
+export interface ClassificationRulesTable extends AuditColumns {
+  id: string; workspace_id: string; name: string; position: number; active: number;
+  description_contains: string | null; counterparty_contains: string | null; min_amount_cents: number | null; max_amount_cents: number | null;
+  financial_account_id: string | null; set_category_id: string | null; set_cost_center_id: string | null; set_person_id: string | null;
+}
 export interface Database {
   organizations: OrganizationsTable;
   workspaces: WorkspacesTable;
@@ -123,6 +151,8 @@ export interface Database {
   revoked_tokens: RevokedTokensTable;
   account_keys: AccountKeysTable;
   shared_secrets: SharedSecretsTable;
+  identity_versions: IdentityVersionsTable;
+  oauth_records: OAuthRecordsTable;
   companies: CompaniesTable;
   accounts: AccountsTable;
   categories: CategoriesTable;
@@ -140,4 +170,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   security_settings: SecuritySettingsTable;
   confirmation_nonces: ConfirmationNoncesTable;
+  statement_lines: StatementLinesTable;
+  reconciliations: ReconciliationsTable;
+  reconciliation_items: ReconciliationItemsTable;
+  classification_rules: ClassificationRulesTable;
 }

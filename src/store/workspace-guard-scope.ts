@@ -10,6 +10,7 @@ export const FINANCE_TABLES: ReadonlySet<string> = new Set([
   'companies', 'accounts', 'categories', 'cost_centers', 'people', 'taxes', 'titles', 'allocations',
   'transactions', 'transfers', 'blobs', 'attachments', 'attachment_links', 'activity', 'idempotency_keys',
   'security_settings', 'confirmation_nonces',
+  'statement_lines', 'reconciliations', 'reconciliation_items', 'classification_rules',
 ]);
 
 export const WORKSPACE_COLUMN = 'workspace_id';

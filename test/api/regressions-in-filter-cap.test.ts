@@ -12,7 +12,7 @@ import { listRecords, MAX_IN_VALUES, type AnySelect, type CustomFilter, type Lis
 import type { ListAwareContext } from '../../src/api/list.js';
 import { handlers } from '../../generated/handlers.gen.js';
 import { routes, tools } from '../../generated/registry.gen.js';
-import { MAX_IN_FILTER_VALUES, planFilterSchema } from '../../src/runtime/tool-view.js';
+import { MAX_IN_FILTER_VALUES, planFilterSchema } from '../../src/runtime/tool-schema.js';
 import type { ListSpec } from '../../src/runtime/types.js';
 import { DEMO, openTestDatabase, startTestApp, type TestApp, type TestDatabase } from '../helpers/index.js';
 import { startRestApp, type RestApp } from './support/rest-app.js';
@@ -98,25 +98,20 @@ describe('regression: `in` filters are capped at 100 values before any filter ru
     expect(received).to.deep.equal(['a', 'b']);
   });
 
-  it('the tool view emits maxItems 100 (the runtime cap) for `in` arrays in the MCP filters schema', () => {
+  it('the tool view emits maxItems 100 (the runtime cap) for `in` lists in the MCP filters schema', () => {
     expect(MAX_IN_FILTER_VALUES).to.equal(MAX_IN_VALUES);
+    // An eq/in filter is shown as the list of values (src/runtime/tool-schema.ts); the argument schema keeps the cap.
     const planned = planFilterSchema({ name: 'parent_id', description: null, schema: { type: 'string', format: 'uuid' }, operators: ['eq', 'in'] });
-    const objectForm = (planned['anyOf'] as Record<string, unknown>[])[1] as { properties: Record<string, unknown> };
-    expect(objectForm.properties['in']).to.deep.equal({ type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: 100 });
+    expect(planned).to.deep.equal({ type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: 100 });
     let seen = 0;
-    const visit = (node: unknown, key: string | null): void => {
-      if (Array.isArray(node)) { node.forEach((n) => visit(n, null)); return; }
-      if (typeof node !== 'object' || node === null) return;
-      const record = node as Record<string, unknown>;
-      if (key === 'in' && record['type'] === 'array') {
-        seen += 1;
-        expect(record['maxItems']).to.equal(MAX_IN_VALUES);
-      }
-      for (const [k, v] of Object.entries(record)) visit(v, k);
-    };
     for (const tool of tools) {
-      const filters = (tool.inputSchema['properties'] as Record<string, unknown> | undefined)?.['filters'];
-      if (filters) visit(filters, null);
+      const filters = (tool.argumentSchema['properties'] as Record<string, { properties?: Record<string, Record<string, unknown>> }> | undefined)?.['filters'];
+      for (const filter of Object.values(filters?.properties ?? {})) {
+        const inList = filter['type'] === 'array' ? filter : (filter['properties'] as Record<string, Record<string, unknown>> | undefined)?.['in'];
+        if (!inList) continue;
+        seen += 1;
+        expect(inList['maxItems']).to.equal(MAX_IN_VALUES);
+      }
     }
     expect(seen).to.be.greaterThan(10);
   });
@@ -152,7 +147,8 @@ describe('regression: `in` filters are capped at 100 values before any filter ru
       expect(json.result?.isError).to.equal(true);
       const payload = JSON.parse(json.result!.content![0]!.text) as { error: { code: string; details: { issues: { path: string }[] } } };
       expect(payload.error.code).to.equal('VALIDATION_ERROR');
-      expect(payload.error.details.issues.map((i) => i.path)).to.include('filters.parent_id.in');
+      // `{in: [...]}` is read as the list form the schema shows (src/runtime/tool-schema.ts), so the issue names the filter.
+      expect(payload.error.details.issues.map((i) => i.path)).to.include('filters.parent_id');
     });
   });
 });

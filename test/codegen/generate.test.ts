@@ -55,21 +55,20 @@ describe('generate() on the Kobana fixture spec', function () {
     expect(result.plan.routes.filter((r) => r.mcpExcluded).map((r) => r.operation.operationId)).to.deep.equal(['security_settings.get', 'security_settings.update']);
   });
 
-  it('builds filters: the scalar for eq-only, otherwise the scalar or an operator object', () => {
-    const filters = (toolOf(result.plan.tools, 'finance_payables_list').inputSchema as Schema).properties.filters;
+  it('builds filters: the value for eq-only, a list for eq/in, an operator object for a range', () => {
+    // Forms and their reasons: src/runtime/tool-schema.ts (planFilterSchema); the argument schema keeps the bounds.
+    const tool = toolOf(result.plan.tools, 'finance_payables_list');
+    const filters = (tool.argumentSchema as Schema).properties.filters;
     expect(filters.additionalProperties).to.equal(false);
-    expect(filters.properties.company_id).to.deep.equal({ type: 'string', format: 'uuid', description: 'Operators: eq.' });
-    const status = filters.properties.status;
-    expect(status.type).to.deep.equal(['string', 'object']);
-    expect(status.anyOf[0]).to.deep.equal({ type: 'string', enum: ['pending', 'paid', 'cancelled'] });
-    expect(status.anyOf[1]).to.deep.equal({
-      type: 'object', additionalProperties: false, minProperties: 1,
-      properties: {
-        eq: { type: 'string', enum: ['pending', 'paid', 'cancelled'] },
-        in: { type: 'array', items: { type: 'string', enum: ['pending', 'paid', 'cancelled'] }, minItems: 1, maxItems: 100 },
-      },
+    expect(filters.properties.company_id).to.deep.equal({ type: 'string', format: 'uuid' });
+    expect(filters.properties.status).to.deep.equal({
+      type: 'array', items: { type: 'string', enum: ['pending', 'paid', 'cancelled'] }, minItems: 1, maxItems: 100, description: 'Payable status.',
     });
-    expect(Object.keys(filters.properties.due_date.anyOf[1].properties)).to.deep.equal(['eq', 'gte', 'gt', 'lte', 'lt']);
+    expect(filters.properties.due_date).to.deep.equal({
+      type: 'object', description: 'Due date.', propertyNames: { enum: ['eq', 'gte', 'gt', 'lte', 'lt'] }, additionalProperties: { type: 'string', format: 'date' },
+    });
+    const shown = (tool.inputSchema as Schema).properties.filters;
+    expect(shown.properties.status).to.deep.equal({ type: 'array', items: { type: 'string', enum: ['pending', 'paid', 'cancelled'] }, description: 'Payable status.' });
   });
 
   it('derives the ListSpec from the list parameters', () => {
@@ -93,7 +92,9 @@ describe('generate() on the Kobana fixture spec', function () {
     expect(route?.successStatus).to.equal(201);
     const settle = toolOf(result.plan.tools, 'finance_payables_settle');
     expect(settle.args.id).to.deep.equal({ in: 'path', name: 'id' });
-    expect((settle.inputSchema as Schema).properties.amount.type).to.deep.equal(['string', 'number']);
+    // A decimal is validated as a string or a number and shown as a string (the form the texts teach).
+    expect((settle.argumentSchema as Schema).properties.amount.type).to.deep.equal(['string', 'number']);
+    expect((settle.inputSchema as Schema).properties.amount.type).to.equal('string');
     expect(settle.operation).to.deep.equal({
       operationId: 'payables.settle', method: 'POST', path: '/v1/payables/{id}/settle',
       scopes: ['finance.payables.write', 'finance.money.write'], permission: 'payables.settle', movesMoney: true, workspaceScoped: true,
@@ -221,7 +222,8 @@ describe('generate() on generic OpenAPI documents', function () {
       doc.paths['/v1/payables/{id}'].get.description = hostile;
       doc.paths['/v1/payables/{id}'].get.summary = '*/ }} `title` ${x}';
       const { plan, files } = await generate(writeSpec(dir, 'hostile.yaml', doc));
-      expect(toolOf(plan.tools, 'finance_payables_get').description).to.equal(hostile);
+      // The tool shows the text without code-span backticks (toShownText); the operation keeps it exactly.
+      expect(toolOf(plan.tools, 'finance_payables_get').description).to.equal(hostile.replace(/`/g, ''));
       const out = path.join(dir, 'generated');
       writeOutput(out, files);
       const module = (await import(pathToFileURL(path.join(out, 'operations/payables_get.gen.ts')).href)) as { operation: OperationDefinition };
@@ -262,7 +264,11 @@ describe('generate() on bad specs', function () {
       const port = (server.address() as { port: number }).port;
       writeFileSync(path.join(dir, 'external.yaml'), `Thing:\n  $ref: 'http://127.0.0.1:${port}/x.yaml#/Thing'\n`);
       const file = variant('uses-external.yaml', (doc) => { doc.components.schemas.Workspace = { $ref: './external.yaml#/Thing' }; });
-      await expectCodegenError(file, 'REMOTE_REF', '#', /only local files are read/);
+      // The error names the file the remote $ref is written in, and its pointer there.
+      const failure = await generate(file, { typeCheck: false }).then(() => null, (error: unknown) => error);
+      expect(failure).to.be.instanceOf(CodegenError);
+      expect((failure as CodegenError).code).to.equal('REMOTE_REF');
+      expect((failure as CodegenError).message).to.match(/external\.yaml#\/Thing\/\$ref: remote \$ref is not allowed: only local files are read/);
       expect(connections).to.equal(0);
     } finally {
       server.close();
@@ -277,13 +283,6 @@ describe('generate() on bad specs', function () {
   it('fails an invalid x-mcp name instead of rewriting it', async () => {
     const file = variant('badname.yaml', (doc) => { doc.paths['/v1/payables'].get['x-mcp'] = { name: 'Finance-List' }; });
     await expectCodegenError(file, 'INVALID_NAME', '#/paths/~1v1~1payables/get/x-mcp/name', /must match/);
-  });
-
-  it('fails a body field that clashes with a parameter, naming operation and field', async () => {
-    const file = variant('bodyclash.yaml', (doc) => {
-      doc.paths['/v1/payables/{id}/settle'].post.requestBody.content['application/json'].schema.properties.id = { type: 'string' };
-    });
-    await expectCodegenError(file, 'ARGUMENT_CLASH', '#/paths/~1v1~1payables~1{id}~1settle/post', /argument "id" from the body field "id" clashes with the path parameter "id" in operation payables\.settle/);
   });
 
   it('fails a Kobana operation without x-kobana-permission', async () => {

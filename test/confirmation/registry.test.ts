@@ -57,6 +57,7 @@ const DESCRIBED: Readonly<Record<string, (op: OperationRef, args: Record<string,
   transaction: () => /^Delete (debit|credit) transaction.* of R\$ [\d.]+,\d{2}.* dated \d{4}-\d{2}-\d{2}\?$/,
   'attachment-link': () => /^Unlink attachment ".+" from (payable|receivable|transaction|a ).+\?$/,
   transfer: (_op, args) => new RegExp(`^Transfer ${escape(brl(String(args['amount'])))} from account ".+" to account ".+"\\?$`),
+  reconciliation: () => /^Reconcile \d+ statement lines? \(R\$ [\d.]+,\d{2} (in|out)\) with (payable|receivable|transaction) ".+" \(R\$ [\d.]+,\d{2}\)(, settling 1 open title)?\?$/,
 };
 
 /** What the confirmation question of `op` must read, from the spec's x-kobana-confirm (or its fallback). */

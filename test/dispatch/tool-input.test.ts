@@ -7,7 +7,7 @@ const operation = { operationId: 'payables.list', method: 'GET', path: '/v1/paya
 
 function tool(args: ToolDefinition['args']): ToolDefinition {
   return {
-    name: 't', title: 'T', description: '', inputSchema: {}, operation, args, minBodyArguments: 0,
+    name: 't', title: 'T', description: '', inputSchema: {}, argumentSchema: {}, output: null, toolsets: [], operation, args, minBodyArguments: 0,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   };
 }
@@ -21,6 +21,15 @@ describe('buildToolInput()', function () {
     fields: { in: 'list', name: 'fields' },
     filters: { in: 'list', name: 'filters' },
   });
+  const list_ = { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 100 };
+  const filtered: ToolDefinition = {
+    ...tool({ filters: { in: 'list', name: 'filters' } }),
+    argumentSchema: { type: 'object', properties: { filters: { type: 'object', properties: {
+      status: list_, person_id: list_, category_id: list_,
+      due_date: { type: 'object', propertyNames: { enum: ['eq', 'gte', 'lte'] }, additionalProperties: { type: 'string' } },
+      amount: { type: 'object', propertyNames: { enum: ['eq', 'gte', 'lte'] }, additionalProperties: { type: 'string' } },
+    } } } },
+  };
   const write = tool({
     id: { in: 'path', name: 'id' },
     idempotency_key: { in: 'header', name: 'Idempotency-Key' },
@@ -39,6 +48,21 @@ describe('buildToolInput()', function () {
       want: { input: { path: { id: 'p1' }, query: {}, body: { amount: '10.00' }, idempotencyKey: 'k' }, workspaceArgument: undefined },
     },
     { given: [tool({ body: { in: 'body', name: '' } }), { body: [1, 2] }], want: { input: { path: {}, query: {}, body: [1, 2] }, workspaceArgument: undefined } },
+    {
+      // A renamed argument (src/runtime/tool-argument-names.ts) goes where the table says, next to the path parameter of the same name.
+      given: [tool({ id: { in: 'path', name: 'id' }, body_id: { in: 'body', name: 'id' } }), { id: 'a1', body_id: 'r1' }],
+      want: { input: { path: { id: 'a1' }, query: {}, body: { id: 'r1' } }, workspaceArgument: undefined },
+    },
+    {
+      // Filter forms (src/runtime/tool-schema.ts): a list is `in`; a plain value, `{eq}` and `{in}` keep their meaning.
+      given: [filtered, { filters: { status: ['pending', 'paid'], person_id: 'p1', category_id: { in: ['c1'] }, due_date: { gte: '2026-01-01' }, amount: '10.00' } }],
+      want: {
+        input: { path: {}, query: {}, list: { limit: 25, filters: {
+          status: { in: ['pending', 'paid'] }, person_id: { eq: 'p1' }, category_id: { in: ['c1'] }, due_date: { gte: '2026-01-01' }, amount: { eq: '10.00' },
+        } } },
+        workspaceArgument: undefined,
+      },
+    },
   ];
 
   for (const [index, { given, want }] of cases.entries()) {

@@ -39,8 +39,9 @@ describe('tools/list and tools/call', function () {
     const body = await rpc(token, 'tools/call', { name, arguments: args }, headers);
     expect(body.error, JSON.stringify(body.error)).to.equal(undefined);
     const result = body.result as unknown as ToolResult;
-    expect(result.content).to.have.length(1);
-    expect(result.content[0]?.type).to.equal('text');
+    // The endpoint's JSON first; a note may follow (a replay, a page cut to fit).
+    expect(result.content.length).to.be.within(1, 3);
+    expect(result.content.every((block) => block.type === 'text')).to.equal(true);
     return { result, json: JSON.parse(result.content[0]?.text ?? 'null') as Record<string, unknown> };
   }
 
@@ -66,7 +67,8 @@ describe('tools/list and tools/call', function () {
       expect(served.map((t) => t['name'])).to.deep.equal(expected.map((t) => t.name));
       for (const [index, tool] of expected.entries()) {
         expect(served[index]).to.deep.equal(JSON.parse(JSON.stringify({
-          name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations,
+          name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema,
+          ...(tool.output ? { outputSchema: tool.output.schema } : {}), annotations: tool.annotations,
         })));
         expect(tool.annotations.openWorldHint).to.equal(false);
       }
@@ -210,6 +212,9 @@ describe('tools/list and tools/call', function () {
       expect((first.result as { _meta?: unknown })._meta).to.equal(undefined);
       expect((again.result as { _meta?: unknown })._meta).to.deep.equal({ 'app.kobana.finance/idempotency-replayed': true });
       expect(again.json).to.deep.equal(first.json);
+      // Said where a model reads it too, not only in _meta.
+      expect(first.result.content).to.have.length(1);
+      expect(again.result.content[1]?.text).to.match(/^Replayed: /);
       const rows = await app.services.db.selectFrom('taxes').select('id').where('workspace_id', '=', DEMO.workspaces.matriz).where('name', '=', key).execute();
       expect(rows).to.have.length(1);
     });

@@ -17,8 +17,9 @@ import { deleteAllocations, planAllocationUpdate, prepareAllocations, replaceAll
 import { deleteAttachmentLinks } from './attachment-links.js';
 import { requireAccountReference, requireCategoryReference, requirePersonReference, readOptionalReference } from './references.js';
 import { buildSettlementHandlers, deleteSettlementTransaction, findTitleForUpdate } from './settlement.js';
+import { classifyNewTitle } from './statements/classify.js';
 import {
-  buildTitleListDefinition, findTitle, readTitleJson, type TitleKind, type TitleVocabulary, PAYABLES, RECEIVABLES,
+  buildTitleListDefinition, readTitleJson, type TitleKind, type TitleVocabulary, PAYABLES, RECEIVABLES,
 } from './title-records.js';
 
 export { PAYABLES, RECEIVABLES, type TitleVocabulary } from './title-records.js';
@@ -34,7 +35,7 @@ function buildList(vocabulary: TitleVocabulary): OperationHandler {
 }
 
 function buildGet(vocabulary: TitleVocabulary): OperationHandler {
-  return async (ctx, input) => ({ body: await readTitleJson(ctx, vocabulary, (await findTitle(ctx, vocabulary, input.path['id'])).id) });
+  return async (ctx, input) => ({ body: await readTitleJson(ctx, vocabulary, input.path['id']) });
 }
 
 function buildCreate(vocabulary: TitleVocabulary): OperationHandler {
@@ -44,14 +45,17 @@ function buildCreate(vocabulary: TitleVocabulary): OperationHandler {
     const personId = await requirePersonReference(ctx, body['person_id']);
     const categoryId = await readOptionalReference(body['category_id'], (id) => requireCategoryReference(ctx, id, vocabulary.categoryType));
     const accountId = await readOptionalReference(body['financial_account_id'], (id) => requireAccountReference(ctx, id));
-    const shares = body['cost_center_allocations'] === undefined
-      ? [] : await prepareAllocations(ctx, body['cost_center_allocations'], amount, vocabulary.centerPolarity);
+    // Classification rules fill in what the body left out (docs/domain.md#classification-rules).
+    const ruled = await classifyNewTitle(ctx, vocabulary, { description: String(body['description']), personId, amountCents: amount, accountId: accountId ?? null });
+    const shares = body['cost_center_allocations'] !== undefined
+      ? await prepareAllocations(ctx, body['cost_center_allocations'], amount, vocabulary.centerPolarity)
+      : ruled?.costCenterId ? await prepareAllocations(ctx, [{ cost_center_id: ruled.costCenterId, percentage: '100' }], amount, vocabulary.centerPolarity) : [];
     const dueDate = String(body['due_date']);
     const id = randomUUID();
     await ctx.db.insertInto('titles').values({
       id, workspace_id: requireWorkspace(ctx), kind: vocabulary.kind, description: String(body['description']),
       amount_cents: amount, due_date: dueDate, competence_date: body['competence_date'] === undefined ? dueDate : String(body['competence_date']),
-      status: 'pending', person_id: personId, category_id: categoryId ?? null, financial_account_id: accountId ?? null,
+      status: 'pending', person_id: personId, category_id: categoryId === undefined ? ruled?.categoryId ?? null : categoryId, financial_account_id: accountId ?? null,
       document_number: readNullableText(body['document_number']) ?? null, notes: readNullableText(body['notes']) ?? null,
       payment_date: null, paid_amount_cents: null, interest_cents: null, discount_cents: null, transaction_id: null,
       ...insertAudit(ctx),

@@ -1,18 +1,21 @@
 /**
- * `tools/list` (pre-serialized, per-caller) and `tools/call` (lookup → dispatch → result
- * mapping → log line). Authorization, argument validation order and execution belong to
- * `src/dispatch`; confirmation of destructive tools to the injected `confirm` hook.
+ * `tools/list` (ready bytes per caller, era and view) and `tools/call` (lookup in the view →
+ * arguments decoded from the view's schema form → dispatch → result mapping → log line).
+ * Authorization, argument validation order and execution belong to `src/dispatch`;
+ * confirmation of destructive tools to the injected `confirm` hook.
  */
 import type { Kysely } from 'kysely';
 import type { Metrics } from '../../http/metrics.js';
 import type { Database } from '../../store/schema.js';
-import { runToolCall, type ArgumentValidator, type OperationService, type ToolCallOutcome } from '../../dispatch/index.js';
+import { DEFAULT_LIST_LIMIT, isListTool, runToolCall, type ArgumentValidator, type OperationService, type ToolCallOutcome } from '../../dispatch/index.js';
+import type { ToolDefinition } from '../../runtime/types.js';
 import { isDatabaseUnavailable } from '../../store/db-unavailable.js';
 import { recordToolCall } from '../call-log.js';
 import { confirmationUnavailable, type ConfirmationRequest, type DestructiveCallConfirmation } from '../confirmation.js';
 import { INVALID_PARAMS, JsonRpcError } from '../json-rpc.js';
 import type { ToolCatalog } from '../tool-catalog.js';
-import { renderApiError, renderOutput } from '../tool-result.js';
+import { renderApiError, renderOutput, type PageCut } from '../tool-result.js';
+import { knowsStructuredOutput } from '../versions.js';
 import type { MethodContext, MethodTable } from './types.js';
 
 export interface ToolMethodDeps {
@@ -28,12 +31,31 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/**
+ * The most bytes of rows one list page carries over MCP (docs/protocol.md#answers-that-fit); the
+ * list engine cuts a page holding more at a row boundary. An o200k token is at least one byte of
+ * UTF-8, so a result of N bytes is at most N tokens whatever the rows hold: 24,000 bytes of rows
+ * plus the envelope and the note stay under the ~25,000 tokens clients accept from one tool
+ * (typical rows tokenize at ~3 bytes a token, so a full page is ~8,000 tokens).
+ */
+export const MAX_LIST_PAGE_BYTES = 24_000;
+
+/** A list page with fewer rows than asked for and a next cursor was cut to fit (a last page has no cursor). */
+function readPageCut(tool: ToolDefinition, args: Readonly<Record<string, unknown>>, body: unknown): PageCut | undefined {
+  if (!isListTool(tool) || !isPlainObject(body) || !Array.isArray(body['data'])) return undefined;
+  const meta = body['meta'];
+  if (!isPlainObject(meta) || typeof meta['next_cursor'] !== 'string') return undefined;
+  const requested = typeof args['limit'] === 'number' ? args['limit'] : DEFAULT_LIST_LIMIT;
+  const returned = body['data'].length;
+  return returned < requested ? { returned, requested } : undefined;
+}
+
 export function createToolMethods(deps: ToolMethodDeps): MethodTable {
   return {
     'tools/list': {
       eras: 'both',
       callerScoped: true,
-      handle: async ({ caller, era }) => ({ tools: deps.catalog.listTools(caller, era) }),
+      handle: async ({ caller, era, view }) => deps.catalog.listResult(caller, era, view),
     },
     'tools/call': {
       eras: 'both',
@@ -48,15 +70,18 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
   const record = (tool: string, status: string, workspaceId: string | null): void =>
     recordToolCall(ctx.log, deps.metrics, { tool, status, workspaceId, startedAt, caller: ctx.caller, requestId: ctx.requestId, era: ctx.era });
   const name = ctx.params['name'];
-  const args = ctx.params['arguments'] ?? {};
-  const entry = typeof name === 'string' ? deps.catalog.find(name) : undefined;
+  const sent = ctx.params['arguments'] ?? {};
+  // A tool the view hides is not found, exactly like a tool that does not exist.
+  const entry = typeof name === 'string' ? deps.catalog.find(name, ctx.view) : undefined;
   const validate = entry ? deps.validators.get(entry.tool.name) : undefined;
-  if (entry === undefined || validate === undefined || !isPlainObject(args)) {
+  if (entry === undefined || validate === undefined || !isPlainObject(sent)) {
     record('(unknown)', 'invalid_params', null);
     if (typeof name !== 'string') throw new JsonRpcError(INVALID_PARAMS, 'Missing tool name');
     throw new JsonRpcError(INVALID_PARAMS, entry ? 'Tool arguments must be an object' : 'Unknown tool');
   }
   const { tool } = entry;
+  const args = deps.catalog.decodeArguments(entry, ctx.view, sent);
+  const structured = knowsStructuredOutput(ctx.era);
   let outcome: ToolCallOutcome;
   let confirmed = false;
   const confirmationOf = (prepared: ConfirmationRequest['prepared']): ConfirmationRequest => ({
@@ -69,6 +94,7 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
       caller: ctx.caller,
       connectionWorkspaceId: ctx.connectionWorkspaceId,
       validate,
+      listByteBudget: MAX_LIST_PAGE_BYTES,
       confirmation: {
         verify: async (prepared) => {
           const proof = await deps.confirm.verify(confirmationOf(prepared));
@@ -93,10 +119,10 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
   switch (outcome.kind) {
     case 'done':
       record(tool.name, 'ok', outcome.workspaceId);
-      return { ...renderOutput(outcome.output, outcome.replayed) };
+      return { ...renderOutput(tool, outcome.output, { replayed: outcome.replayed, structured, pageCut: readPageCut(tool, args, outcome.output.body) }) };
     case 'error':
       record(tool.name, outcome.error.code, outcome.workspaceId);
-      return { ...renderApiError(outcome.error) };
+      return { ...renderApiError(outcome.error, { structured }) };
     case 'input_required':
       record(tool.name, 'input_required', outcome.workspaceId);
       return { ...outcome.result };

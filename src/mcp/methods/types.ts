@@ -4,6 +4,8 @@
  */
 import type { Logger } from 'pino';
 import type { Caller } from '../../dispatch/index.js';
+import type { PreparedResult } from '../json-rpc.js';
+import type { ToolView } from '../view.js';
 import type { Era } from '../versions.js';
 
 export interface MethodContext {
@@ -13,6 +15,8 @@ export interface MethodContext {
   readonly connectionWorkspaceId: string | undefined;
   readonly log: Logger;
   readonly requestId: string | undefined;
+  /** The request's view (toolsets, read-only, schema form): `tools/list` and `tools/call` honour it. */
+  readonly view: ToolView;
 }
 
 export interface MethodDefinition {
@@ -20,7 +24,8 @@ export interface MethodDefinition {
   readonly eras: 'modern' | 'legacy' | 'both';
   /** The result depends on the caller's scope and permissions: `ttlMs: 0`, `cacheScope: "private"`. */
   readonly callerScoped: boolean;
-  handle(ctx: MethodContext): Promise<Record<string, unknown>>;
+  /** A plain result is era-shaped and serialized by respond.ts; a PreparedResult is already both. */
+  handle(ctx: MethodContext): Promise<Record<string, unknown> | PreparedResult>;
 }
 
 export type MethodTable = Readonly<Record<string, MethodDefinition>>;

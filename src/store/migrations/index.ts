@@ -7,10 +7,18 @@ import * as identity from './0001-identity.js';
 import * as finance from './0002-finance.js';
 import * as foreignKeys from './0003-foreign-keys.js';
 import * as accountKeys from './0004-account-keys.js';
+import * as identityVersions from './0005-identity-versions.js';
+import * as workspaceTimezone from './0006-workspace-timezone.js';
+import * as statements from './0007-statements.js';
+import * as oauthRecords from './0008-oauth-records.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-identity': identity,
   '0002-finance': finance,
   '0003-foreign-keys': foreignKeys,
   '0004-account-keys': accountKeys,
+  '0005-identity-versions': identityVersions,
+  '0006-workspace-timezone': workspaceTimezone,
+  '0007-statements': statements,
+  '0008-oauth-records': oauthRecords,
 };

@@ -41,6 +41,9 @@ export function collectBodyIdPointers(route: RouteDefinition): string[] {
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
     for (const [name, child] of Object.entries(properties)) {
       if (name.endsWith('_id')) pointers.push(`${prefix}/${name}`);
+      // A list of ids (`statement_line_ids`), and a polymorphic item's `id` beside its `type`.
+      if (name.endsWith('_ids')) pointers.push(`${prefix}/${name}/0`);
+      if (name === 'id' && 'type' in properties) pointers.push(`${prefix}/${name}`);
       walk(child, `${prefix}/${name}`);
     }
     if (schema.items) walk(schema.items as JsonSchema, `${prefix}/0`);

@@ -144,13 +144,33 @@ async function resolve(node: Record<string, unknown>, pointer: string, resource:
       if (!kind) throw new Error(`coverage-requests: no record kind for body field ${here} of /v1/${resource} (teach referenceKind)`);
       references[here] = kind;
       node[name] = (await take(kind)).id;
+    } else if (name === 'id' && pointer !== '' && typeof node['type'] === 'string') {
+      // A polymorphic item (`{type: payable, id}`, a reconciliation's records): a record of that kind.
+      references[here] = `${node['type']}s`;
+      node[name] = (await take(`${node['type']}s`)).id;
+    } else if (name === 'statement_line_ids') {
+      continue; // below, once the records the lines must balance are known
     } else if (name === 'cnpj') node[name] = makeCnpj();
     else if (name === 'name') node[name] = unique(value);
-    else if (name === 'content_base64') node[name] = buildSmallPdf(randomUUID()).toString('base64');
+    else if (name === 'content_base64') node[name] = String(root['file_name'] ?? '').endsWith('.ofx') ? buildSmallOfx(randomUUID(), -4590).toString('base64') : buildSmallPdf(randomUUID()).toString('base64');
     else if (Array.isArray(value)) {
       for (const [index, item] of value.entries()) if (item && typeof item === 'object') await resolve(item as Record<string, unknown>, `${here}/${index}`, resource, root, take, references);
     } else if (value && typeof value === 'object') await resolve(value as Record<string, unknown>, here, resource, root, take, references);
   }
+  // Statement lines exist only through an import: one line per record, of its amount and direction.
+  if (Array.isArray(node['statement_line_ids']) && Array.isArray(node['items'])) {
+    const items = node['items'] as { type: string; id: string }[];
+    node['statement_line_ids'] = await Promise.all(items.map(async (item, index) => {
+      references[`${pointer}/statement_line_ids/${index}`] = `statement_line_for:${item.type}s:${item.id}`;
+      return (await take(`statement_line_for:${item.type}s:${item.id}`)).id;
+    }));
+  }
+}
+
+/** A one-line OFX statement: `cents` < 0 is a debit. */
+export function buildSmallOfx(fitid: string, cents: number): Buffer {
+  const amount = `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+  return Buffer.from(`OFXHEADER:100\nDATA:OFXSGML\n\n<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><BANKTRANLIST><STMTTRN><TRNTYPE>${cents < 0 ? 'DEBIT' : 'CREDIT'}<DTPOSTED>${new Date().toISOString().slice(0, 10).replaceAll('-', '')}<TRNAMT>${amount}<FITID>${fitid}<MEMO>Coverage</STMTTRN></BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n`);
 }
 
 const resourceOf = (route: RouteDefinition) => route.operation.path.split('/')[2] as string;
@@ -218,7 +238,22 @@ export async function createTaker(api: RestApp, workspace: string): Promise<Take
     if (res.status < 200 || res.status > 299) throw new Error(`fixture ${request.method} ${request.path} answered ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body as Record<string, unknown>;
   };
+  /** An imported statement line that balances one record: same amount, same direction, on its account. */
+  const lineFor = async (kind: string): Promise<RecordRef> => {
+    const [, resource, id] = kind.split(':') as [string, string, string];
+    const record = await run({ method: 'GET', path: `/v1/${resource}/${id}`, params: {} });
+    const credit = resource === 'receivables' || record['type'] === 'credit';
+    const cents = Math.round(Number(record['amount']) * 100) * (credit ? 1 : -1);
+    const accountId = String(record['financial_account_id'] ?? refs['ref:account']);
+    const fitid = randomUUID();
+    await run({ method: 'POST', path: `/v1/accounts/${accountId}/statements`, params: {}, body: { file_name: 'line.ofx', content_base64: buildSmallOfx(fitid, cents).toString('base64') } });
+    const lines = await run({ method: 'GET', path: `/v1/accounts/${accountId}/statement-lines?limit=100&status=unreconciled`, params: {} });
+    const line = (lines['data'] as { id: string; fitid: string }[]).find((l) => l.fitid === fitid);
+    if (!line) throw new Error('coverage-requests: the imported statement line is not listed');
+    return { id: line.id };
+  };
   const take: Take = async (kind) => {
+    if (kind.startsWith('statement_line_for:')) return lineFor(kind);
     if (kind.startsWith('ref:')) {
       const id = refs[kind];
       if (!id) throw new Error(`coverage-requests: no seeded ${kind}`);

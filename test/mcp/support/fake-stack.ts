@@ -39,19 +39,25 @@ export function buildFakeTools(): ToolDefinition[] {
   return [
     {
       name: 'finance_payables_list', title: 'List payables', description: 'Lists payables.',
-      inputSchema: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100 }, filters: { type: 'object', additionalProperties: false, properties: { status: { type: 'string' } } } }, additionalProperties: false },
+      inputSchema: { type: 'object', properties: { limit: { type: 'integer' }, filters: { type: 'object', additionalProperties: false, properties: { status: { type: 'string' } } } }, additionalProperties: false },
+      argumentSchema: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100 }, filters: { type: 'object', additionalProperties: false, properties: { status: { type: 'string' } } } }, additionalProperties: false },
       annotations: { title: 'List payables', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       operation: op('payables.list', 'GET', ['finance.payables'], 'payables.view'),
       args: { limit: { in: 'list', name: 'limit' }, filters: { in: 'list', name: 'filters' } },
       minBodyArguments: 0,
+      output: null,
+      toolsets: ['payables'],
     },
     {
       name: 'finance_payables_delete', title: 'Delete a payable', description: 'Deletes a payable.',
       inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
+      argumentSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       operation: op('payables.delete', 'DELETE', ['finance.payables.write'], 'payables.delete'),
       args: { id: { in: 'path', name: 'id' } },
       minBodyArguments: 0,
+      output: null,
+      toolsets: ['payables'],
     },
   ];
 }

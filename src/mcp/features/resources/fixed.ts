@@ -7,7 +7,7 @@
 import type { Caller } from '../../../api/context.js';
 import { collectList } from './collect-list.js';
 import type { FinanceFeatureDeps } from './deps.js';
-import { GUIDE_MARKDOWN, GUIDE_URI } from './guide.js';
+import { GUIDE_URI, guideMarkdown } from './guide.js';
 import { URI_PREFIX, type ParsedResourceUri } from './uri.js';
 
 export interface ReadRequest {
@@ -91,6 +91,16 @@ async function readChartOfAccounts(deps: FinanceFeatureDeps, request: ReadReques
   return JSON.stringify({ workspace_id: workspaceId, categories: buildCategoryTree(rows), ...(truncated ? { truncated } : {}) });
 }
 
+const guides = new WeakMap<readonly { name: string }[], string>();
+function guideOf(tools: readonly { name: string }[]): string {
+  let text = guides.get(tools);
+  if (text === undefined) {
+    text = guideMarkdown(tools.map((tool) => tool.name));
+    guides.set(tools, text);
+  }
+  return text;
+}
+
 export const FIXED_RESOURCES: readonly FixedResource[] = [
   {
     uri: `${URI_PREFIX}workspaces`,
@@ -123,6 +133,6 @@ export const FIXED_RESOURCES: readonly FixedResource[] = [
     mimeType: 'text/markdown',
     requires: null,
     workspaceScoped: false,
-    read: async () => GUIDE_MARKDOWN,
+    read: async (deps) => guideOf(deps.tools),
   },
 ];
