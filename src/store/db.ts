@@ -16,7 +16,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
+// Types only: pg is loaded when a DATABASE_URL is set, so the embedded default never pays for it.
+import type pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect as KyselyDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -64,9 +65,11 @@ function createKysely(dialect: KyselyDialect): Kysely<Database> {
 const INT8_OID = 20;
 
 /** pg returns int8 (bigint cents, count(*)) as strings by default; cents fit a JS number. */
-function readPgTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
-  if (oid === INT8_OID) return (value: string) => Number(value);
-  return pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
+function pgTypeParserReader(types: typeof pg.types) {
+  return (oid: number, format?: 'text' | 'binary'): ((value: string) => unknown) => {
+    if (oid === INT8_OID) return (value: string) => Number(value);
+    return types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
+  };
 }
 
 export const APPLICATION_NAME = 'kobana-finance';
@@ -129,7 +132,8 @@ function discardFailedConnections(pool: pg.Pool): PostgresPool {
   };
 }
 
-function openPostgres(databaseUrl: string, timeouts: DatabaseTimeouts, logger: FailureLogger | undefined): OpenedDatabase {
+async function openPostgres(databaseUrl: string, timeouts: DatabaseTimeouts, logger: FailureLogger | undefined): Promise<OpenedDatabase> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: 10,
@@ -139,7 +143,7 @@ function openPostgres(databaseUrl: string, timeouts: DatabaseTimeouts, logger: F
     statement_timeout: timeouts.databaseStatementTimeoutMs,
     query_timeout: timeouts.databaseStatementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
     keepAlive: true,
-    types: { getTypeParser: readPgTypeParser } as pg.CustomTypesConfig,
+    types: { getTypeParser: pgTypeParserReader(pg.types) } as pg.CustomTypesConfig,
   });
   // Without these listeners one terminated backend ends the process ("Unhandled 'error' event").
   // The failing client is already out of the pool (pg-pool removes idle ones; in-use ones are
