@@ -49,10 +49,10 @@ reaches only one. \`workspace_required\` means: choose one from \`details.worksp
   \`due_date\` before today.
 
 ## Lists: filters, fields, sorting, pages
-- \`filters\` is an object, one key per filterable field: a plain value means equals
-  (\`{"status": "pending"}\`), an object applies operators
-  (\`{"due_date": {"gte": "2026-03-01", "lte": "2026-03-31"}}\`, \`{"status": {"in": ["pending", "paid"]}}\`).
-  Operators: \`eq\`, \`in\`, \`gte\`, \`gt\`, \`lte\`, \`lt\` (each field supports a subset; see the tool's schema).
+- \`filters\` is an object, one key per filterable field, every key must match: a list means any of
+  (\`{"status": ["pending", "paid"]}\`), an object of operators is a range
+  (\`{"due_date": {"gte": "2026-03-01", "lte": "2026-03-31"}}\`); each tool's schema shows which
+  form and which operators a field takes.
 - \`fields\` (array) returns only those fields plus \`id\`; ask only for what you need.
 - \`sort_by\`: a field name, \`-\` in front for descending (\`"-due_date"\`).
 - \`limit\` is 1–100 (default 25). A page ends with \`meta.next_cursor\`: pass it back as \`cursor\`
