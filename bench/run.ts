@@ -70,7 +70,8 @@ const children: Child[] = [];
 /** Starts `node [--import tsx] <entry>` with --expose-gc and a SIGUSR2 → gc() hook. */
 function startNode(label: string, entry: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, tsx: boolean): Child {
   const script = `process.on('SIGUSR2', () => globalThis.gc?.()); await import(${JSON.stringify(pathToImport(entry))});`;
-  const nodeArgs = ['--expose-gc', ...(tsx ? ['--import', 'tsx'] : []), '--input-type=module', '-e', script, '--', ...args];
+  // The built server runs with `npm start`'s flag (package.json): 4 MB semi-spaces.
+  const nodeArgs = ['--expose-gc', ...(tsx ? ['--import', 'tsx'] : ['--max-semi-space-size=4']), '--input-type=module', '-e', script, '--', ...args];
   const child: Child = { process: spawn(process.execPath, nodeArgs, { cwd, env: { ...process.env, MALLOC_ARENA_MAX: '2', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }), label, stdout: '', stderr: '' };
   child.process.stdout?.on('data', (chunk: Buffer) => { child.stdout += chunk.toString(); });
   child.process.stderr?.on('data', (chunk: Buffer) => { child.stderr += chunk.toString(); });
