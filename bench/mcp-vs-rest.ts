@@ -5,23 +5,10 @@
  * A script, not a test (docs/architecture.md#conventions).
  * Usage: node --import tsx bench/mcp-vs-rest.ts [--seconds 10] [--connections 10]
  */
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { startTestApp } from '../test/helpers/test-app.js';
 import { DEMO } from '../src/seed/ids.js';
-
-/** The part of autocannon's API used here (the package ships no types). */
-interface AutocannonOptions {
-  url?: string; method?: string; headers?: Record<string, string>; body?: string; connections?: number; duration?: number;
-}
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  throughput: { total: number };
-  errors: number; timeouts: number; non2xx: number;
-}
-type Autocannon = (options: AutocannonOptions, done: (error: Error | null, result: AutocannonResult) => void) => unknown;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { autocannon, type AutocannonOptions } from './autocannon.js';
 
 interface Summary { name: string; rps: number; p50: number; p99: number; bytes: number; errors: number; non2xx: number }
 

@@ -12,7 +12,7 @@ import { CodegenError, type SpecWarning } from './errors.js';
 import type { LoadedSpec } from './load-spec.js';
 import { fitToolName, operationSlug, usableOperationSlug, withHashSuffix } from './naming.js';
 import { HTTP_METHODS, planOperation, toDefinition, type OperationModel } from './plan-operation.js';
-import { planTool, planToolName } from './plan-tool.js';
+import { planToolName } from './plan-tool.js';
 
 type Obj = Record<string, unknown>;
 
@@ -45,7 +45,6 @@ export function planSpec(spec: LoadedSpec): SpecPlan {
   for (const model of models.planned) {
     const toolName = toolNames.get(model) ?? null;
     const definition = toDefinition(model, toolName);
-    if (toolName !== null) planTool({ ...definition, toolName });
     operations.push({ module: modules.get(model) ?? '', definition });
   }
   operations.sort((a, b) => compareText(a.module, b.module));

@@ -1,11 +1,9 @@
 /**
- * The MCP side of one operation at build time: its tool name (derived or `x-mcp.name`) and a dry
- * run of the tool view (src/runtime/tool-view.ts), so a tool that cannot be built fails the build
- * instead of the server at start-up (arguments that would share a name are renamed there, never
- * refused). Uniqueness across tools is plan-spec.ts's job.
+ * The MCP side of one operation at build time: its tool name (derived or `x-mcp.name`). The tool
+ * itself is built by plan-spec.ts's run of the views (src/runtime/views.ts), so a tool that cannot
+ * be built fails the build instead of the server at start-up. Uniqueness across tools is
+ * plan-spec.ts's job.
  */
-import { toToolView } from '../src/runtime/tool-view.js';
-import type { OperationDefinition, ToolInputView } from '../src/runtime/types.js';
 import { CodegenError } from './errors.js';
 import { deriveToolName, isValidToolName, TOOL_NAME_PATTERN } from './naming.js';
 import type { OperationModel } from './plan-operation.js';
@@ -20,9 +18,4 @@ export function planToolName(model: OperationModel): string {
     return model.mcp.name;
   }
   return deriveToolName(model.declaredOperationId, model.ref.method, model.ref.path);
-}
-
-/** The tool the runtime will build from `definition`. */
-export function planTool(definition: OperationDefinition & { readonly toolName: string }): ToolInputView {
-  return toToolView(definition);
 }

@@ -1,6 +1,7 @@
 /**
  * A bounded least-recently-used map (Map keeps insertion order; a hit re-inserts). Used for
- * verified-token and subject caches; what goes in and for how long is the caller's decision.
+ * verified-token, subject and membership caches and the MCP `tools/list` bodies; what goes in
+ * and for how long is the caller's decision.
  */
 export class Lru<K, V> {
   private readonly entries = new Map<K, V>();

@@ -11,7 +11,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues } from '../api/validation.js';
 import type { ApiError, ValidationIssue } from '../api/errors.js';
-import { normalizeFilterValue, readFilterForm, type FilterForm } from '../runtime/tool-schema.js';
+import { normalizeFilterValue, readFilterForms } from '../runtime/tool-schema.js';
 import type { ToolDefinition } from '../runtime/types.js';
 
 /** Named list arguments that agents often misplace inside `filters` (docs/security.md#check-order-and-error-catalogue). */
@@ -58,13 +58,9 @@ type Args = Readonly<Record<string, unknown>>;
  */
 function createFilterNormalizer(tool: ToolDefinition): ((args: Args) => Args) | null {
   const name = Object.entries(tool.args).find(([, target]) => target.in === 'list' && target.name === 'filters')?.[0];
-  const filters = name === undefined ? undefined : readProperties(readProperties(tool.argumentSchema)?.[name]);
-  const forms = new Map<string, FilterForm>();
-  for (const [field, schema] of Object.entries(filters ?? {})) {
-    const form = readFilterForm(schema);
-    if (form.form !== 'value') forms.set(field, form);
-  }
-  if (name === undefined || forms.size === 0) return null;
+  if (name === undefined) return null;
+  const forms = new Map([...readFilterForms(tool.argumentSchema, name)].filter(([, form]) => form.form !== 'value'));
+  if (forms.size === 0) return null;
   return (args) => {
     const given = args[name];
     if (!isPlainObject(given)) return args;
@@ -76,11 +72,6 @@ function createFilterNormalizer(tool: ToolDefinition): ((args: Args) => Args) | 
     }
     return { ...args, [name]: normalized };
   };
-}
-
-function readProperties(schema: unknown): Record<string, unknown> | undefined {
-  const properties = isPlainObject(schema) ? schema['properties'] : undefined;
-  return isPlainObject(properties) ? properties : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -4,7 +4,7 @@
  * the MCP list vocabulary (`sort_by`; `filters` lists as `in`, plain values as `eq`); validation of the arguments and every authorization check are left to others.
  */
 import type { ListQuery, OperationInput } from '../api/context.js';
-import { readFilterForm, type FilterForm } from '../runtime/tool-schema.js';
+import { readFilterForms, type FilterForm } from '../runtime/tool-schema.js';
 import type { FilterOperator, ToolDefinition } from '../runtime/types.js';
 
 /** The page size when a list tool is called without `limit` (the REST default too). */
@@ -40,11 +40,10 @@ function copyWithoutPrototype<T>(source: Readonly<Record<string, T>>): Record<st
 /** Each filter's form, read once per tool from its argument schema (src/runtime/tool-schema.ts). */
 const filterForms = new WeakMap<ToolDefinition, ReadonlyMap<string, FilterForm>>();
 
-function readFilterForms(tool: ToolDefinition, argument: string): ReadonlyMap<string, FilterForm> {
+function readToolFilterForms(tool: ToolDefinition, argument: string): ReadonlyMap<string, FilterForm> {
   let forms = filterForms.get(tool);
   if (forms === undefined) {
-    const filters = (tool.argumentSchema['properties'] as Record<string, { properties?: Record<string, unknown> }> | undefined)?.[argument]?.properties ?? {};
-    forms = new Map(Object.entries(filters).map(([field, schema]) => [field, readFilterForm(schema)]));
+    forms = readFilterForms(tool.argumentSchema, argument);
     filterForms.set(tool, forms);
   }
   return forms;
@@ -104,7 +103,7 @@ export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<strin
         break;
       case 'list':
         list = target.name === 'filters'
-          ? { ...(list ?? { limit: DEFAULT_LIST_LIMIT }), filters: normalizeFilters(readFilterForms(tool, name), value) }
+          ? { ...(list ?? { limit: DEFAULT_LIST_LIMIT }), filters: normalizeFilters(readToolFilterForms(tool, name), value) }
           : applyListArgument(list ?? { limit: DEFAULT_LIST_LIMIT, filters: {} }, target.name, value);
         break;
     }

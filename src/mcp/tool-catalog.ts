@@ -7,6 +7,7 @@
  * (view.ts).
  */
 import type { Caller, OperationService } from '../dispatch/index.js';
+import { Lru } from '../auth/lru.js';
 import { decodeArguments, toSchemaProfile, type Decoder, type SchemaProfile } from '../runtime/schema-profiles.js';
 import type { JsonSchema, ToolDefinition } from '../runtime/types.js';
 import { PreparedResult, RawJson, serializeResult } from './json-rpc.js';
@@ -61,7 +62,7 @@ export function createToolCatalog(tools: readonly ToolDefinition[], operations: 
   const toolsets = new Set(entries.flatMap((entry) => entry.tool.toolsets));
   const profiles = new Map<SchemaProfile, readonly ProfiledEntry[]>();
   const serialized = new Map<string, readonly string[]>();
-  const lists = new Map<string, PreparedResult>();
+  const lists = new Lru<string, PreparedResult>(MAX_CACHED_LISTS);
 
   /** Each tool's input schema in a schema form, computed the first time the form is asked for. */
   const profiled = (profile: SchemaProfile): readonly ProfiledEntry[] => {
@@ -107,17 +108,11 @@ export function createToolCatalog(tools: readonly ToolDefinition[], operations: 
       for (const { tool } of entries) flags += viewShows(view, tool) && operations.canReach(caller, tool.operation) ? '1' : '0';
       const key = `${era.version}|${view.schemaProfile}|${flags}`;
       let cached = lists.get(key);
-      if (cached !== undefined) {
-        // Most recently used last: Map keeps insertion order.
-        lists.delete(key);
-        lists.set(key, cached);
-        return cached;
-      }
+      if (cached !== undefined) return cached;
       const texts = toolJson(era, view.schemaProfile);
       const shown = texts.filter((_, index) => flags[index] === '1');
       const result = shapeResult(era, { callerScoped: true }, { tools: new RawJson(`[${shown.join(',')}]`) });
       cached = new PreparedResult(serializeResult(result));
-      if (lists.size >= MAX_CACHED_LISTS) lists.delete(lists.keys().next().value!);
       lists.set(key, cached);
       return cached;
     },

@@ -26,7 +26,7 @@ export const PAGE_CUT_META = 'app.kobana.finance/page-cut';
 
 export const REPLAYED_NOTE = 'Replayed: this is the stored result of an earlier call with the same idempotency_key and arguments; nothing ran again.';
 
-/** How a list page was cut to fit (src/mcp/result-cap.ts decides). */
+/** How a list page was cut to fit (the list engine cuts it; `readPageCut` in methods/tools.ts notices). */
 export interface PageCut {
   readonly returned: number;
   readonly requested: number;

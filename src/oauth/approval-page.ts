@@ -14,7 +14,7 @@ import { HttpError } from '../http/errors.js';
 import { throttleFailure, type AuthLimits } from '../http/limits.js';
 import { APPROVAL_PATH, type ApprovalLinks } from './approvals.js';
 import { signIn } from './people.js';
-import { escapeHtml, pageHeaders, renderError, renderPage } from './pages.js';
+import { escapeHtml, renderError, renderPage, sendPage } from './pages.js';
 import { readForm } from './form.js';
 
 export interface ApprovalPageOptions {
@@ -24,13 +24,6 @@ export interface ApprovalPageOptions {
   readonly csrfKey: string;
   readonly demoSignIn: boolean;
   readonly limits: AuthLimits;
-}
-
-function send(ctx: Koa.Context, page: { body: string; nonce: string }, status = 200): void {
-  ctx.set(pageHeaders(page));
-  ctx.status = status;
-  ctx.type = 'html';
-  ctx.body = page.body;
 }
 
 export function createApprovalRouter(options: ApprovalPageOptions): Router {
@@ -59,7 +52,7 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
       if (err.status === 429) ctx.set(err.headers);
-      send(ctx, renderError('Approval failed', err.message), err.status);
+      sendPage(ctx, renderError('Approval failed', err.message), err.status);
     }
   });
 
@@ -69,10 +62,10 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
     const approval = await options.approvals.read(ctx.params.id as string);
     if (approval === undefined) throw gone();
     if (approval.approved) {
-      send(ctx, renderPage('Approved', '<h1>Approved</h1><p>Your assistant can now do it once.</p>'));
+      sendPage(ctx, renderPage('Approved', '<h1>Approved</h1><p>Your assistant can now do it once.</p>'));
       return;
     }
-    send(ctx, renderApproval(ctx.params.id as string, approval.message, approval.expiresAt));
+    sendPage(ctx, renderApproval(ctx.params.id as string, approval.message, approval.expiresAt));
   });
 
   router.post('/:id', async (ctx) => {
@@ -89,14 +82,14 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
     const result = await signIn(options.db, form.get('email') ?? '', form.get('password') ?? '', options.demoSignIn);
     if (!result.ok) {
       await throttleFailure(options.limits, ctx.ip);
-      send(ctx, renderApproval(id, approval.message, approval.expiresAt, 'Wrong email or password.'), 401);
+      sendPage(ctx, renderApproval(id, approval.message, approval.expiresAt, 'Wrong email or password.'), 401);
       return;
     }
     if (result.person.personId !== approval.personId || result.person.organizationId !== approval.organizationId) {
       throw new HttpError(403, 'This action was asked for by someone else; only that person can approve it.');
     }
     if (!(await options.approvals.approve(id))) throw gone();
-    send(ctx, renderPage('Approved', '<h1>Approved</h1><p>Go back to your assistant: it can now do it once.</p>'));
+    sendPage(ctx, renderPage('Approved', '<h1>Approved</h1><p>Go back to your assistant: it can now do it once.</p>'));
   });
 
   return router;

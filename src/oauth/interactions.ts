@@ -17,7 +17,7 @@ import { throttleFailure, type AuthLimits } from '../http/limits.js';
 import { INTERACTION_PREFIX } from './provider.js';
 import { DEMO_PASSWORD, describePerson, findActiveOrganization, signIn } from './people.js';
 import { OIDC_SCOPES, describeScope, grantedScopes, isFinanceScope } from './scopes.js';
-import { pageHeaders, renderConsent, renderError, renderLogin, type ClientView, type Page } from './pages.js';
+import { renderConsent, renderError, renderLogin, sendPage, type ClientView } from './pages.js';
 import { isWriteScope } from '../identity/scopes.js';
 import { DEMO_MEMBERS } from '../seed/identity.js';
 import { readForm } from './form.js';
@@ -37,13 +37,6 @@ function requestedResources(param: unknown, fallback: string): string[] {
   const values = Array.isArray(param) ? param : param === undefined ? [] : [param];
   const resources = values.filter((v): v is string => typeof v === 'string' && v !== '');
   return resources.length > 0 ? resources : [fallback];
-}
-
-function send(ctx: Koa.Context, page: Page, status = 200): void {
-  ctx.set(pageHeaders(page));
-  ctx.status = status;
-  ctx.type = 'html';
-  ctx.body = page.body;
 }
 
 /**
@@ -97,7 +90,7 @@ export function createInteractionRouter(options: InteractionOptions): Router {
       if (err instanceof HttpError && err.status === 429) ctx.set(err.headers);
       const message = err instanceof HttpError ? err.message
         : status === 400 ? 'This sign-in has expired or was opened in another browser.' : 'Something went wrong.';
-      send(ctx, renderError('Sign-in failed', message), status);
+      sendPage(ctx, renderError('Sign-in failed', message), status);
     }
   });
 
@@ -106,7 +99,7 @@ export function createInteractionRouter(options: InteractionOptions): Router {
     const uid = details.uid;
     const client = await clientView(details.params.client_id as string | undefined, details.params.redirect_uri);
     if (details.prompt.name === 'login') {
-      send(ctx, renderLogin({ action: `${INTERACTION_PREFIX}/${uid}/login`, csrf: csrfFor(uid), client, ...(demoHint ? { demoHint } : {}) }));
+      sendPage(ctx, renderLogin({ action: `${INTERACTION_PREFIX}/${uid}/login`, csrf: csrfFor(uid), client, ...(demoHint ? { demoHint } : {}) }));
       return;
     }
     const accountId = details.session?.accountId;
@@ -114,7 +107,7 @@ export function createInteractionRouter(options: InteractionOptions): Router {
     const person = accountId === undefined || organizationId === null ? null : await describePerson(db, accountId, organizationId);
     if (person === null) throw new HttpError(403, 'This person has no active membership.');
     const requested = String(details.params.scope ?? '').split(' ').filter((s) => isFinanceScope(s));
-    send(ctx, renderConsent({
+    sendPage(ctx, renderConsent({
       action: `${INTERACTION_PREFIX}/${uid}/consent`,
       csrf: csrfFor(uid),
       client,
@@ -137,7 +130,7 @@ export function createInteractionRouter(options: InteractionOptions): Router {
       await throttleFailure(options.limits, ctx.ip);
       const client = await clientView(details.params.client_id as string | undefined, details.params.redirect_uri);
       const error = result.reason === 'inactive' ? 'This person has no active membership.' : 'Wrong email or password.';
-      send(ctx, renderLogin({
+      sendPage(ctx, renderLogin({
         action: `${INTERACTION_PREFIX}/${details.uid}/login`, csrf: csrfFor(details.uid), client, email, error, ...(demoHint ? { demoHint } : {}),
       }), 401);
       return;

@@ -4,6 +4,7 @@
  * build. Every value is escaped; `pageHeaders` forbids framing and caching.
  */
 import { randomBytes } from 'node:crypto';
+import type Koa from 'koa';
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
@@ -47,6 +48,14 @@ export function pageHeaders(page: Page): Record<string, string> {
     'Referrer-Policy': 'same-origin',
     'X-Content-Type-Options': 'nosniff',
   };
+}
+
+/** Answers with a page and its headers. */
+export function sendPage(ctx: Koa.Context, page: Page, status = 200): void {
+  ctx.set(pageHeaders(page));
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = page.body;
 }
 
 export interface ClientView {

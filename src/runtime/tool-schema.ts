@@ -135,6 +135,13 @@ export type FilterForm =
   | { readonly form: 'list' }
   | { readonly form: 'operators'; readonly eq: boolean; readonly in: boolean };
 
+/** Each filter's form (readFilterForm), from a tool's argument schema and the name of its filters argument. */
+export function readFilterForms(argumentSchema: JsonSchema, filtersArgument: string): Map<string, FilterForm> {
+  const filtersSchema = isObject(argumentSchema.properties) ? argumentSchema.properties[filtersArgument] : undefined;
+  const filters = isObject(filtersSchema) && isObject(filtersSchema.properties) ? filtersSchema.properties : {};
+  return new Map(Object.entries(filters).map(([field, schema]) => [field, readFilterForm(schema)]));
+}
+
 export function readFilterForm(filterSchema: unknown): FilterForm {
   if (!isObject(filterSchema)) return { form: 'value' };
   if (filterSchema.type === 'array' && filterSchema.minItems === 1) return { form: 'list' };

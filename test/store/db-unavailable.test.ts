@@ -3,26 +3,15 @@
  * what start-up waits out), and that a real PostgreSQL pool reports an unreachable server as
  * one: a port where nothing listens needs no server, so this runs on every dialect.
  */
-import net from 'node:net';
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { databaseFailureKind, isDatabaseUnavailable } from '../../src/store/db-unavailable.js';
 import { openDatabase } from '../../src/store/db.js';
 import { buildTestConfig } from '../helpers/index.js';
+import { freePort } from '../helpers/ports.js';
 
 function withCode(code: string, message = 'x'): Error {
   return Object.assign(new Error(message), { code });
-}
-
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 describe('isDatabaseUnavailable(error)', () => {
@@ -78,7 +67,7 @@ describe('isDatabaseUnavailable(error)', () => {
   });
 
   it('is true for what a real PostgreSQL pool raises when nothing listens at DATABASE_URL', async () => {
-    const port = await closedPort();
+    const port = await freePort(); // released again: nothing listens there
     const store = await openDatabase(buildTestConfig({ databaseUrl: `postgres://postgres@127.0.0.1:${port}/none`, databaseConnectTimeoutMs: 1_000 }));
     try {
       const failure = await sql`select 1`.execute(store.db).then(() => null, (err: unknown) => err);
