@@ -22,13 +22,7 @@ export function createApp(services: Services): Koa {
   app.maxIpsCount = 1;
   app.on('error', createAppErrorListener(services.logger));
   app.use(requestObservability({ logger: services.logger, metrics: services.metrics }));
-  const health = createHealthRouter(services);
-  app.use(health.routes()).use(health.allowedMethods());
-  app.use(services.auth.wellKnownRouter.routes());
-  if (services.oauth) app.use(services.oauth.routes(services.limits).routes());
-  app.use(renderRestFallbacks());
-  const rest = createRestRouter({ operations: services.operations, routes, auth: services.auth, limits: services.limits });
-  app.use(rest.routes()).use(rest.allowedMethods());
+  // `/mcp` first: no other surface answers on it, and its calls then skip every other router's matching.
   const mcp = createMcpRouter({
     config: services.config,
     logger: services.logger,
@@ -43,5 +37,12 @@ export function createApp(services: Services): Koa {
     ...createFinanceProviders({ operations: services.operations, db: services.db, tools, resourceTemplates }),
   });
   app.use(mcp.routes());
+  const health = createHealthRouter(services);
+  app.use(health.routes()).use(health.allowedMethods());
+  app.use(services.auth.wellKnownRouter.routes());
+  if (services.oauth) app.use(services.oauth.routes(services.limits).routes());
+  app.use(renderRestFallbacks());
+  const rest = createRestRouter({ operations: services.operations, routes, auth: services.auth, limits: services.limits });
+  app.use(rest.routes()).use(rest.allowedMethods());
   return app;
 }

@@ -3,7 +3,7 @@
  * workspace, person, token type, status, duration, request id, era. Never tokens, never
  * argument values.
  */
-import type { Logger } from 'pino';
+import { symbols, type Logger } from 'pino';
 import type { Metrics } from '../http/metrics.js';
 import type { Caller } from '../dispatch/index.js';
 import type { Era } from './versions.js';
@@ -22,8 +22,20 @@ export interface ToolCallRecord {
 /** `metrics` is optional so the transport works while observability is absent (tests, tools). */
 export function recordToolCall(log: Logger, metrics: Partial<Metrics> | undefined, record: ToolCallRecord): void {
   const seconds = (performance.now() - record.startedAt) / 1000;
+  if (log.isLevelEnabled('info')) logToolCall(log, record, seconds);
+  // Unknown tool names stay out of the label set (unbounded cardinality).
+  if (record.status === 'invalid_params') return;
+  metrics?.toolCalls?.inc({ tool: record.tool, status: record.status });
+  metrics?.toolCallDuration?.observe({ tool: record.tool, status: record.status }, seconds);
+}
+
+/** pino's serialized bindings of a logger (`log.bindings()` parses them back from JSON on every call). */
+const CHINDINGS = symbols.chindingsSym as unknown as keyof Logger;
+
+function logToolCall(log: Logger, record: ToolCallRecord, seconds: number): void {
   // The request's child logger already carries request_id (http/observability); do not repeat the key.
-  const boundRequestId = log.bindings()['request_id'] !== undefined;
+  const chindings = log[CHINDINGS];
+  const boundRequestId = typeof chindings === 'string' ? chindings.includes('"request_id":') : log.bindings()['request_id'] !== undefined;
   log.info({
     event: 'tools/call',
     tool: record.tool,
@@ -35,8 +47,4 @@ export function recordToolCall(log: Logger, metrics: Partial<Metrics> | undefine
     ...(boundRequestId ? {} : { request_id: record.requestId ?? null }),
     era: record.era.version,
   }, 'tools/call');
-  // Unknown tool names stay out of the label set (unbounded cardinality).
-  if (record.status === 'invalid_params') return;
-  metrics?.toolCalls?.inc({ tool: record.tool, status: record.status });
-  metrics?.toolCallDuration?.observe({ tool: record.tool, status: record.status }, seconds);
 }

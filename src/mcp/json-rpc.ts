@@ -3,6 +3,7 @@
  * shape check of one incoming message, and serialization of responses (with pre-serialized
  * fragments spliced in, so `tools/list` never re-serializes schemas). No HTTP, no eras.
  */
+import { constants, crc32, deflateRawSync } from 'node:zlib';
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -35,16 +36,55 @@ export class RawJson {
   constructor(readonly json: string) {}
 }
 
+/** RFC 1952 §2.3: a gzip member header with no file name, no time and "unknown" OS. */
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]);
+/** RFC 1951 §3.2.4: a stored (uncompressed) block holds at most this many bytes. */
+const STORED_BLOCK_MAX = 0xffff;
+
 /**
  * A whole `result`, era shaping included, ready as bytes: `serializePrepared` puts the request's
  * id in front and copies the bytes once. `tools/list` answers with one (tool-catalog.ts).
+ *
+ * `gzip(id)` is the same response gzip-encoded without compressing anything per request: the
+ * body `{"jsonrpc":"2.0","result":…,"id":` is deflated once, ending on a byte boundary (a sync
+ * flush); each request appends its id and the closing brace as the final *stored* block, then
+ * the trailer (the CRC-32 continued over those bytes, and the total length). The id comes last
+ * in this form, which JSON allows (member order carries no meaning).
  */
 export class PreparedResult {
   /** `,"result":<result>}` — everything after the id. */
   readonly tail: Buffer;
+  #gzip: { readonly deflated: Buffer; readonly crc: number; readonly size: number } | undefined;
   constructor(resultJson: string) {
     this.tail = Buffer.from(`,"result":${resultJson}}`, 'utf8');
   }
+
+  /** The gzip-encoded response for `id`; undefined when the id does not fit one stored block. */
+  gzip(id: JsonRpcId): Buffer | undefined {
+    const end = Buffer.from(`${JSON.stringify(id)}}`, 'utf8');
+    if (end.length > STORED_BLOCK_MAX) return undefined;
+    this.#gzip ??= deflateOnce(Buffer.concat([GZIP_PREFIX, this.tail.subarray(0, -1), GZIP_ID_KEY]));
+    const { deflated, crc, size } = this.#gzip;
+    const out = Buffer.allocUnsafe(GZIP_HEADER.length + deflated.length + 5 + end.length + 8);
+    let at = GZIP_HEADER.copy(out, 0);
+    at += deflated.copy(out, at);
+    // The final stored block: BFINAL=1, BTYPE=00, then LEN and its one's complement (little-endian).
+    at = out.writeUInt8(0x01, at);
+    at = out.writeUInt16LE(end.length, at);
+    at = out.writeUInt16LE(~end.length & 0xffff, at);
+    at += end.copy(out, at);
+    at = out.writeUInt32LE(crc32(end, crc), at);
+    out.writeUInt32LE((size + end.length) % 2 ** 32, at);
+    return out;
+  }
+}
+
+const GZIP_PREFIX = Buffer.from('{"jsonrpc":"2.0"', 'utf8');
+const GZIP_ID_KEY = Buffer.from(',"id":', 'utf8');
+
+function deflateOnce(body: Buffer): { deflated: Buffer; crc: number; size: number } {
+  // Z_SYNC_FLUSH ends the stream on a byte boundary without a final block, so one can follow.
+  return { deflated: deflateRawSync(body, { finishFlush: constants.Z_SYNC_FLUSH }), crc: crc32(body), size: body.length };
 }
 
 const SUCCESS_HEAD = Buffer.from('{"jsonrpc":"2.0","id":', 'utf8');

@@ -12,7 +12,7 @@ import { decodeArguments, toSchemaProfile, type Decoder, type SchemaProfile } fr
 import type { JsonSchema, ToolDefinition } from '../runtime/types.js';
 import { PreparedResult, RawJson, serializeResult } from './json-rpc.js';
 import { shapeResult } from './respond.js';
-import { viewShows, type ToolView } from './view.js';
+import { DEFAULT_VIEW, viewShows, type ToolView } from './view.js';
 import { knowsStructuredOutput, knowsTitles, type Era } from './versions.js';
 
 export interface CatalogEntry {
@@ -90,6 +90,28 @@ export function createToolCatalog(tools: readonly ToolDefinition[], operations: 
     return texts;
   };
 
+  /** One character per tool, '1' where scope ∩ permission reaches it: cheap to build, unique per reachable set. */
+  const computeReach = (caller: Caller): string => entries.map(({ tool }) => (operations.canReach(caller, tool.operation) ? '1' : '0')).join('');
+  // Reachability depends on the caller's membership and token scopes only (canReach). Both are
+  // the same objects from call to call while the token's verification and the identity version
+  // are cached (auth/verify.ts, auth/caller.ts); any change there makes new objects, so a flag
+  // set kept under the old ones is never consulted again.
+  const reachable = new WeakMap<object, WeakMap<object, string>>();
+  const reachFlags = (caller: Caller): string => {
+    if (caller.membership === null) return computeReach(caller);
+    let byScopes = reachable.get(caller.membership);
+    if (byScopes === undefined) {
+      byScopes = new WeakMap();
+      reachable.set(caller.membership, byScopes);
+    }
+    let flags = byScopes.get(caller.scopes);
+    if (flags === undefined) {
+      flags = computeReach(caller);
+      byScopes.set(caller.scopes, flags);
+    }
+    return flags;
+  };
+
   return {
     entries,
     toolsets,
@@ -103,9 +125,12 @@ export function createToolCatalog(tools: readonly ToolDefinition[], operations: 
       return decoder === null ? args : decodeArguments(decoder, args);
     },
     listResult(caller, era, view) {
-      // One character per tool: cheap to build, unique per shown set.
-      let flags = '';
-      for (const { tool } of entries) flags += viewShows(view, tool) && operations.canReach(caller, tool.operation) ? '1' : '0';
+      const reach = reachFlags(caller);
+      let flags = reach;
+      if (view !== DEFAULT_VIEW) {
+        flags = '';
+        entries.forEach(({ tool }, index) => { flags += reach[index] === '1' && viewShows(view, tool) ? '1' : '0'; });
+      }
       const key = `${era.version}|${view.schemaProfile}|${flags}`;
       let cached = lists.get(key);
       if (cached !== undefined) return cached;

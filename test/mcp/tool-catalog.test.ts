@@ -36,6 +36,26 @@ describe('createToolCatalog()', function () {
     expect(calls).to.equal(0);
   });
 
+  it('keeps reachability per (membership, scopes) objects: a new membership or token scope set is read afresh', function () {
+    const catalog = createToolCatalog(buildFakeTools(), operations);
+    const reader = fakeCallers['reader']!;
+    const names = (caller: typeof reader) => listedTools(serializePrepared(1, catalog.listResult(caller, titled, DEFAULT_VIEW))).map((t) => t['name']);
+    expect(names(reader)).to.deep.equal(['finance_payables_list']);
+    // A token with write scopes (a new verification, a new Set) on the same membership: no delete permission yet.
+    const writer = { ...reader, scopes: new Set(['finance.all.write']) };
+    expect(names(writer)).to.deep.equal(['finance_payables_list']);
+    // The identity version moved: auth/caller.ts hands a new membership object with the grant.
+    const granted = { ...writer, membership: { ...reader.membership!, permissions: new Set(['payables.view', 'payables.delete']) } };
+    expect(names(granted)).to.deep.equal(['finance_payables_delete', 'finance_payables_list']);
+    // Fewer scopes on the same membership object.
+    expect(names({ ...granted, scopes: new Set(['finance.payables']) })).to.deep.equal(['finance_payables_list']);
+    // Deactivated: a new membership object again; nothing is reachable.
+    expect(names({ ...granted, membership: { ...granted.membership, status: 'inactive' } })).to.deep.equal([]);
+    expect(names({ ...granted, membership: null })).to.deep.equal([]);
+    // The first caller's objects still answer as before.
+    expect(names(reader)).to.deep.equal(['finance_payables_list']);
+  });
+
   it('filters per caller and drops the tool title for 2025-03-26', function () {
     const catalog = createToolCatalog(buildFakeTools(), operations);
     const reader = listedTools(serializePrepared(1, catalog.listResult(fakeCallers['reader']!, untitled, DEFAULT_VIEW)));

@@ -4,8 +4,9 @@
  * `overdue` against the operation's clock, apportionment and `attachments_count` loaded in one
  * query per page, and one title with both in a single query. Writes are titles.ts's and settlement.ts's.
  */
-import { sql, type Selectable } from 'kysely';
-import type { TitlesTable } from '../../store/schema.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database, TitlesTable } from '../../store/schema.js';
+import { prepareQuery } from '../../store/prepared-query.js';
 import type { FilterOperator } from '../../runtime/types.js';
 import type { OperationContext } from '../context.js';
 import { notFound, validationError } from '../errors.js';
@@ -77,6 +78,24 @@ export function findTitle(ctx: OperationContext, vocabulary: TitleVocabulary, id
   return findInWorkspace(ctx, 'titles', id ?? '', vocabulary.label, { where: { kind: vocabulary.kind } });
 }
 
+/** The query of readTitleJson, compiled once (src/store/prepared-query.ts). */
+const readTitleRows = prepareQuery(['workspaceId', 'id', 'kind'], (db: Kysely<Database>, slot) => {
+  // The placeholder stands for a TitleKind value (bound unchanged).
+  const kind = slot.kind as TitleKind;
+  return db.selectFrom('titles as t')
+    .leftJoin('allocations as a', (join) => join
+      .onRef('a.workspace_id', '=', 't.workspace_id').onRef('a.parent_id', '=', 't.id').on('a.parent_type', '=', kind))
+    .selectAll('t')
+    .select((eb) => [
+      'a.cost_center_id as share_cost_center_id', 'a.percentage as share_percentage', 'a.amount_cents as share_amount_cents',
+      eb.selectFrom('attachment_links as l').select(sql<number | string>`count(*)`.as('n'))
+        .whereRef('l.workspace_id', '=', 't.workspace_id').where('l.parent_type', '=', kind).whereRef('l.parent_id', '=', 't.id')
+        .as('attachments_count'),
+    ])
+    .where('t.workspace_id', '=', slot.workspaceId).where('t.id', '=', slot.id).where('t.kind', '=', kind)
+    .orderBy('a.position');
+});
+
 /**
  * One title as JSON in one query (a get reads nothing else): the row, joined to its
  * apportionment (one row per share, in position order; none: one row of nulls), with the
@@ -86,19 +105,7 @@ export async function readTitleJson(ctx: OperationContext, vocabulary: TitleVoca
   const workspaceId = requireWorkspace(ctx);
   // A malformed id can never match; answer like any other missing record (never say why).
   if (!isUuid(id)) throw notFound(vocabulary.label);
-  const rows = await ctx.db.selectFrom('titles as t')
-    .leftJoin('allocations as a', (join) => join
-      .onRef('a.workspace_id', '=', 't.workspace_id').onRef('a.parent_id', '=', 't.id').on('a.parent_type', '=', vocabulary.kind))
-    .selectAll('t')
-    .select((eb) => [
-      'a.cost_center_id as share_cost_center_id', 'a.percentage as share_percentage', 'a.amount_cents as share_amount_cents',
-      eb.selectFrom('attachment_links as l').select(sql<number | string>`count(*)`.as('n'))
-        .whereRef('l.workspace_id', '=', 't.workspace_id').where('l.parent_type', '=', vocabulary.kind).whereRef('l.parent_id', '=', 't.id')
-        .as('attachments_count'),
-    ])
-    .where('t.workspace_id', '=', workspaceId).where('t.id', '=', id).where('t.kind', '=', vocabulary.kind)
-    .orderBy('a.position')
-    .execute();
+  const rows = await readTitleRows(ctx.db, { workspaceId, id, kind: vocabulary.kind });
   const first = rows[0];
   if (first === undefined) throw notFound(vocabulary.label);
   const shares = rows.flatMap((r) => (r.share_cost_center_id === null || r.share_amount_cents === null ? [] : [toAllocationJson({
