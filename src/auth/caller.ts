@@ -11,7 +11,8 @@
  * missing), it loads again. So a request costs one primary-key lookup instead of the membership
  * queries, and a revoked permission is refused at the next call on every replica.
  */
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { identityVersionReader } from '../store/db.js';
 import type { Database } from '../store/schema.js';
 import type { Caller, Channel } from '../identity/caller.js';
 import type { Identity } from './types.js';
@@ -72,18 +73,6 @@ async function readMembership(db: Kysely<Database>, organizationId: string, pers
   };
 }
 
-/**
- * The per-call check, compiled once per loader: only its parameter changes, so building and
- * compiling the query every call (a sizeable share of a cached call's CPU) is skipped.
- */
-function prepareVersionRead(db: Kysely<Database>): (organizationId: string) => Promise<number | undefined> {
-  const { sql: text } = db.selectFrom('identity_versions').select('version').where('organization_id', '=', '').compile();
-  return async (organizationId) => {
-    const { rows } = await db.executeQuery<{ version: number | string }>(CompiledQuery.raw(text, [organizationId]));
-    return rows[0] === undefined ? undefined : Number(rows[0].version);
-  };
-}
-
 function toCaller(identity: Identity, channel: Channel, membership: Membership | null): Caller {
   return {
     personId: identity.personId,
@@ -114,7 +103,7 @@ const CACHED_MEMBERSHIPS_MAX = 10_000;
 export function createCallerLoader(db: Kysely<Database>, capacity = CACHED_MEMBERSHIPS_MAX): CallerLoader {
   // Only found memberships of organizations with a version row are kept: anything else is read every time.
   const cache = new Lru<string, { readonly membership: Membership; readonly version: number }>(capacity);
-  const readIdentityVersion = prepareVersionRead(db);
+  const readIdentityVersion = identityVersionReader(db);
   return {
     async load(identity, channel) {
       const key = `${identity.organizationId}\u0000${identity.personId}`;

@@ -18,7 +18,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 // Types only: pg is loaded when a DATABASE_URL is set, so the embedded default never pays for it.
 import type pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect as KyselyDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type Dialect as KyselyDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { databaseFailureKind, isDatabaseUnavailable } from './db-unavailable.js';
@@ -45,6 +45,35 @@ export function observeQueries(db: Kysely<Database>, listener: QueryListener): (
   if (listeners === undefined) throw new Error('observeQueries needs a database opened by openDatabase');
   listeners.add(listener);
   return () => listeners.delete(listener);
+}
+
+/** The better-sqlite3 connection under a SQLite Kysely instance (identityVersionReader reads through it). */
+const sqliteConnections = new WeakMap<Kysely<Database>, SqliteDatabase.Database>();
+
+/**
+ * The reader of an organization's identity version, which auth/caller.ts compares on every call
+ * (compiled once). On SQLite, when no transaction holds the connection, it runs its prepared
+ * statement on the connection directly: the same autocommit read Kysely would run, without its
+ * asynchronous connection hand-off, which cost about a tenth of a cached `tools/list`
+ * (bench/README.md). While a transaction is open it waits for the connection through Kysely like
+ * any other query, so it never reads uncommitted work. Query observers see it either way.
+ */
+export function identityVersionReader(db: Kysely<Database>): (organizationId: string) => Promise<number | undefined> {
+  const { sql: text } = db.selectFrom('identity_versions').select('version').where('organization_id', '=', '').compile();
+  const viaKysely = async (organizationId: string): Promise<number | undefined> => {
+    const { rows } = await db.executeQuery<{ version: number | string }>(CompiledQuery.raw(text, [organizationId]));
+    return rows[0] === undefined ? undefined : Number(rows[0].version);
+  };
+  const connection = sqliteConnections.get(db);
+  if (connection === undefined) return viaKysely;
+  const statement = connection.prepare(text).pluck();
+  const listeners = queryListeners.get(db) ?? new Set<QueryListener>();
+  return async (organizationId) => {
+    if (connection.inTransaction) return viaKysely(organizationId);
+    for (const listener of listeners) listener(text);
+    const version = statement.get(organizationId) as number | string | undefined;
+    return version === undefined ? undefined : Number(version);
+  };
 }
 
 /** The Kysely instance of the process: the workspace guard installed, statements reported to observers (Kysely's log hook). */
@@ -188,6 +217,7 @@ function openSqlite(dataDir: string): OpenedDatabase {
   // Another process (npm run token) may hold the write lock for a moment.
   database.pragma('busy_timeout = 5000');
   const db = createKysely(new SqliteDialect({ database: cacheStatements(database) }));
+  sqliteConnections.set(db, database);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
