@@ -3,7 +3,7 @@
  * shape check of one incoming message, and serialization of responses (with pre-serialized
  * fragments spliced in, so `tools/list` never re-serializes schemas). No HTTP, no eras.
  */
-import { constants, crc32, deflateRawSync } from 'node:zlib';
+import zlib from 'node:zlib';
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -59,10 +59,13 @@ export class PreparedResult {
     this.tail = Buffer.from(`,"result":${resultJson}}`, 'utf8');
   }
 
-  /** The gzip-encoded response for `id`; undefined when the id does not fit one stored block. */
+  /**
+   * The gzip-encoded response for `id`; undefined when the id does not fit one stored block, or
+   * on a Node.js without `zlib.crc32` (before 20.15), where the response goes out uncompressed.
+   */
   gzip(id: JsonRpcId): Buffer | undefined {
     const end = Buffer.from(`${JSON.stringify(id)}}`, 'utf8');
-    if (end.length > STORED_BLOCK_MAX) return undefined;
+    if (end.length > STORED_BLOCK_MAX || crc32 === undefined) return undefined;
     this.#gzip ??= deflateOnce(Buffer.concat([GZIP_PREFIX, this.tail.subarray(0, -1), GZIP_ID_KEY]));
     const { deflated, crc, size } = this.#gzip;
     const out = Buffer.allocUnsafe(GZIP_HEADER.length + deflated.length + 5 + end.length + 8);
@@ -82,9 +85,12 @@ export class PreparedResult {
 const GZIP_PREFIX = Buffer.from('{"jsonrpc":"2.0"', 'utf8');
 const GZIP_ID_KEY = Buffer.from(',"id":', 'utf8');
 
+/** Node.js 20.15+ and 22.2+; the engines field admits earlier 20.x releases. */
+const crc32: ((data: Buffer, value?: number) => number) | undefined = typeof zlib.crc32 === 'function' ? zlib.crc32 : undefined;
+
 function deflateOnce(body: Buffer): { deflated: Buffer; crc: number; size: number } {
   // Z_SYNC_FLUSH ends the stream on a byte boundary without a final block, so one can follow.
-  return { deflated: deflateRawSync(body, { finishFlush: constants.Z_SYNC_FLUSH }), crc: crc32(body), size: body.length };
+  return { deflated: zlib.deflateRawSync(body, { finishFlush: zlib.constants.Z_SYNC_FLUSH }), crc: crc32!(body), size: body.length };
 }
 
 const SUCCESS_HEAD = Buffer.from('{"jsonrpc":"2.0","id":', 'utf8');

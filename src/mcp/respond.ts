@@ -65,6 +65,8 @@ export function databaseUnavailableRejection(id: JsonRpcId | null): HttpError {
 }
 
 const SERVER_INFO_META = { [META_SERVER_INFO]: SERVER_INFO };
+/** The same `_meta`, serialized once: most results carry no `_meta` of their own. */
+const SERVER_INFO_META_JSON = new RawJson(JSON.stringify(SERVER_INFO_META));
 
 /** Adds what the modern era requires around a handler's result; the 2025 era gets it as is. */
 export function shapeResult(era: Era, method: Pick<MethodDefinition, 'callerScoped'>, result: Record<string, unknown>): Record<string, unknown> {
@@ -74,7 +76,7 @@ export function shapeResult(era: Era, method: Pick<MethodDefinition, 'callerScop
     resultType: 'complete',
     ...result,
     ...(method.callerScoped ? { ttlMs: 0, cacheScope: 'private' } : {}),
-    _meta: meta !== null && typeof meta === 'object' && !(meta instanceof RawJson) ? { ...meta, ...SERVER_INFO_META } : SERVER_INFO_META,
+    _meta: meta === undefined ? SERVER_INFO_META_JSON : meta !== null && typeof meta === 'object' && !(meta instanceof RawJson) ? { ...meta, ...SERVER_INFO_META } : SERVER_INFO_META,
   };
 }
 
