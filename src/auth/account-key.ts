@@ -6,6 +6,7 @@
  * Loaded on every start and by `npm run token`. Signing tokens is `mint.ts`'s job; verifying
  * them is `verify.ts`'s.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
@@ -94,13 +95,20 @@ async function readOrCreateJwk(file: string): Promise<JWK> {
   if (existing !== null) return existing;
   const jwk = await createKeyJwk();
   await fs.mkdir(path.dirname(file), { recursive: true });
+  // The key is written whole under a name of this process's own, then linked to the real name:
+  // the link appears complete or not at all (a reader never sees a half-written file), and it
+  // fails if the name exists, so when the server and `npm run token` start together the first
+  // link wins and everyone reads that key.
+  const draft = `${file}.${process.pid}.${randomUUID()}.tmp`;
   try {
-    // 'wx': when the server and `npm run token` start together, the first writer wins.
-    await fs.writeFile(file, `${JSON.stringify(jwk, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
+    await fs.writeFile(draft, `${JSON.stringify(jwk, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
+    await fs.link(draft, file);
     return jwk;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     return parseJwk(await fs.readFile(file, 'utf8'), 'the key file');
+  } finally {
+    await fs.rm(draft, { force: true });
   }
 }
 

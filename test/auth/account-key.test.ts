@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { loadAccountKey, buildJwks } from '../../src/auth/account-key.js';
 
 describe('loadAccountKey(dataDir)', () => {
@@ -22,9 +24,48 @@ describe('loadAccountKey(dataDir)', () => {
     expect(stat.mode & 0o777).to.equal(0o600);
   });
 
-  it('agrees on one key when several processes start at once', async () => {
-    const keys = await Promise.all(Array.from({ length: 5 }, () => loadAccountKey(dataDir)));
-    expect(new Set(keys.map((k) => k.kid)).size).to.equal(1);
+  it('agrees on one key when several processes start at once, and none reads a half-written file', async () => {
+    // Twenty fresh folders, eight loaders racing in each (under CI's load, one of them once read
+    // the file between its creation and its last byte; the next test makes that visible always).
+    for (let round = 0; round < 20; round += 1) {
+      const folder = await fs.mkdtemp(path.join(dataDir, 'race-'));
+      const keys = await Promise.all(Array.from({ length: 8 }, () => loadAccountKey(folder)));
+      expect(new Set(keys.map((k) => k.kid)).size).to.equal(1);
+      expect(await fs.readdir(folder)).to.deep.equal(['account-key.json']);
+    }
+  });
+
+  it('never shows a half-written key file under its name: a reader polling it all along sees only whole keys', async () => {
+    const file = path.join(dataDir, 'account-key.json');
+    // Polls in 5 ms slices, so it can still hear "stop" between them.
+    const poller = new Worker(`
+      const { parentPort, workerData } = require('node:worker_threads');
+      const fs = require('node:fs');
+      let seen = 0, partial = 0, stop = false;
+      parentPort.on('message', () => { stop = true; });
+      (function poll() {
+        const until = Date.now() + 5;
+        while (Date.now() < until) {
+          let text;
+          try { text = fs.readFileSync(workerData, 'utf8'); } catch { continue; }
+          seen += 1;
+          try { JSON.parse(text); } catch { partial += 1; }
+        }
+        if (stop) parentPort.postMessage({ seen, partial }); else setImmediate(poll);
+      })();
+    `, { eval: true, workerData: file });
+    try {
+      for (let round = 0; round < 40; round += 1) {
+        await Promise.all(Array.from({ length: 4 }, () => loadAccountKey(dataDir)));
+        await fs.rm(file);
+      }
+      poller.postMessage('stop');
+      const [counts] = (await once(poller, 'message')) as [{ seen: number; partial: number }];
+      expect(counts.seen).to.be.above(0);
+      expect(counts.partial).to.equal(0);
+    } finally {
+      await poller.terminate();
+    }
   });
 
   it('publishes only the public half in the JWKS', async () => {
