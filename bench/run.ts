@@ -337,7 +337,7 @@ async function main(): Promise<void> {
     `MCP tools/call / REST get = ${ratio(call, rest)} (target ≥ 0.85)`,
     `MCP tools/call / bare Koa echo = ${ratio(call, koaResult)}`,
     ...(baseline ? [`REST get / baseline = ${ratio(rest, baseRest)} (target ≥ 2×)`, `MCP tools/call / baseline = ${ratio(call, baseCall)} (target ≥ 2×)`] : []),
-    `MCP tools/call p99 = ${call?.p99} ms in the median round, ${Math.max(...(samples[1] ?? []).map((r) => r.p99))} ms in the worst (target ≤ 15 ms at 10 connections)`,
+    `MCP tools/call p99 = ${call?.p99} ms in the median round, ${Math.max(...(samples[measured.indexOf(our.call)] ?? []).map((r) => r.p99))} ms in the worst (target ≤ 15 ms at 10 connections)`,
     '',
     `our server RSS: ${rssAtRest.toFixed(1)} MB at rest, ${rssAfterWarmUp.toFixed(1)} MB after warm-up, ${rssAfterLoad.toFixed(1)} MB after the runs + ${loadSeconds} s of tools/call`,
     ...(soakSamples.length > 0 ? [

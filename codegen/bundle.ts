@@ -31,7 +31,12 @@ const NAME_MAPS = new Set([
   'headers', 'requestBodies', 'securitySchemes', 'securityDefinitions', 'links', 'callbacks', 'pathItems', 'content',
   'encoding', 'variables', 'mapping', 'paths', 'webhooks', 'scopes',
 ]);
-const OPERATION_KEYS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+export const OPERATION_KEYS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/** True when the keys of the object under `key` are names, not keywords (e.g. a property called `content`). */
+export function isNameMap(key: string): boolean {
+  return NAME_MAPS.has(key);
+}
 
 /** True when the value under `key` (in an object that sits under `parentKey`) is data, not OpenAPI structure. */
 export function isDataKey(key: string, parentKey: string | undefined): boolean {

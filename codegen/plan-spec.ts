@@ -155,6 +155,8 @@ function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipp
     }
   }
   // The confirmation of a destructive operation may read its target through another operation.
-  const planned = uniqueOperationIds(found).map((model) => ({ ...model, ref: { ...model.ref, confirmation: planConfirmation(model, found, kobanaSpec) } }));
+  // Targets are looked up among the final operationIds (a clash may have renamed one).
+  const unique = uniqueOperationIds(found);
+  const planned = unique.map((model) => ({ ...model, ref: { ...model.ref, confirmation: planConfirmation(model, unique, kobanaSpec) } }));
   return { planned, skipped };
 }

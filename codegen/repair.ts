@@ -4,7 +4,7 @@
  * SpecWarning (errors.ts), which `--strict` turns into an error. Truly invalid documents are left
  * to the validator (load-spec.ts).
  */
-import { isDataKey } from './bundle.js';
+import { OPERATION_KEYS, isDataKey, isNameMap } from './bundle.js';
 import { buildPointer, type SpecWarning } from './errors.js';
 
 type Obj = Record<string, unknown>;
@@ -13,7 +13,6 @@ type Locate = (pointer: string) => { readonly file: string; readonly pointer: st
 const MEDIA_TYPE_KEYS = new Set(['schema', 'example', 'examples', 'encoding']);
 /** `type/subtype` with wildcards and parameters (`application/json; charset=utf-8`, `*\/*`). */
 const MEDIA_RANGE = /^[\w!#$&^.+*-]+\/[\w!#$&^.+*-]+(\s*;.*)?$/;
-const OPERATION_KEYS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** `/items/:id` → `/items/{id}` in the root document's `paths` (before bundling, so pointers agree). */
 export function rewriteColonTemplates(root: Obj, file: string): SpecWarning[] {
@@ -40,7 +39,7 @@ export function dropEmptyPathItems(document: Obj, locate: Locate): SpecWarning[]
   if (!paths || typeof paths !== 'object') return [];
   const warnings: SpecWarning[] = [];
   for (const [key, item] of Object.entries(paths)) {
-    const empty = !item || typeof item !== 'object' || !OPERATION_KEYS.some((method) => Object.hasOwn(item, method));
+    const empty = !item || typeof item !== 'object' || ![...OPERATION_KEYS].some((method) => Object.hasOwn(item, method));
     if (!empty) continue;
     warnings.push({ rule: 'EMPTY_PATH_ITEM', ...locate(buildPointer('paths', key)), detail: `path ${key} has no operations` });
     if (!item || typeof item !== 'object') delete paths[key];
@@ -83,7 +82,3 @@ function repairMediaType(mediaType: string, media: unknown, tokens: string[], lo
   }
 }
 
-/** Keys under which `content` is a name (a schema property, a parameter…), not the keyword. */
-function isNameMap(key: string): boolean {
-  return key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions' || key === 'schemas' || key === 'dependentSchemas';
-}

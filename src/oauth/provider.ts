@@ -81,8 +81,10 @@ export function createProvider(options: ProviderOptions): Provider {
   const { audiences, db } = options;
   const resources = new Map<string, Audience>([[audiences.mcp, 'mcp'], [audiences.api, 'api']]);
   const accessTokenTTL = Math.min(ACCESS_TOKEN_TTL_SECONDS, options.maxLifetimeSeconds);
+  // One factory: it carries the expired-record sweep's clock, shared by every model.
+  const adapter = createAdapterFactory(db, { revocation: options.revocation });
   const configuration: Configuration = {
-    adapter: createAdapterFactory(db, { revocation: options.revocation }),
+    adapter,
     clients: [],
     jwks: { keys: [{ ...options.signingKey.privateJwk }] as never },
     cookies: {
@@ -166,7 +168,7 @@ export function createProvider(options: ProviderOptions): Provider {
   };
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = options.trustProxy;
-  const issued = createAdapterFactory(db, { revocation: options.revocation })(ISSUED_ACCESS_TOKEN);
+  const issued = adapter(ISSUED_ACCESS_TOKEN);
   provider.on('access_token.issued', (token: { jti: string; grantId?: string; exp?: number }) => {
     if (typeof token.grantId !== 'string') return;
     const expiresIn = Math.max(1, (token.exp ?? 0) - Math.floor(Date.now() / 1000));

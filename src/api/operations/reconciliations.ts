@@ -19,9 +19,9 @@ import type { ReconciliationItemsTable, StatementLinesTable } from '../../store/
 import type { OperationContext, OperationHandler } from '../context.js';
 import { insertAudit, recordActivity } from '../audit.js';
 import { defineOperations } from '../define-operations.js';
-import { ApiError, notFound, validationError } from '../errors.js';
+import { ApiError, validationError } from '../errors.js';
 import { formatCents } from '../money.js';
-import { isUniqueViolation, isUuid, lockRow, readBody, requireWorkspace } from '../records.js';
+import { findInWorkspace, isUniqueViolation, lockRow, readBody, requireWorkspace } from '../records.js';
 import { buildSettlementHandlers } from '../rules/settlement.js';
 import { PAYABLES, RECEIVABLES } from '../rules/title-records.js';
 
@@ -85,10 +85,8 @@ async function resolveItems(ctx: OperationContext, items: readonly ItemRef[], ac
 
 async function readReconciliation(ctx: OperationContext, id: string | undefined): Promise<Record<string, unknown>> {
   const workspaceId = requireWorkspace(ctx);
-  if (!isUuid(id)) throw notFound(LABEL);
-  const row = await ctx.db.selectFrom('reconciliations').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound(LABEL);
-  const items = await ctx.db.selectFrom('reconciliation_items').selectAll().where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', id).orderBy('id').execute();
+  const row = await findInWorkspace(ctx, 'reconciliations', id ?? '', LABEL);
+  const items = await ctx.db.selectFrom('reconciliation_items').selectAll().where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', row.id).orderBy('id').execute();
   const lineIds = items.filter((i) => i.item_type === 'statement_line').map((i) => i.item_id);
   const lines = lineIds.length === 0 ? [] : await ctx.db.selectFrom('statement_lines').selectAll().where('workspace_id', '=', workspaceId).where('id', 'in', lineIds)
     .orderBy('posted_on').orderBy('id').execute();
@@ -154,7 +152,7 @@ const deleteReconciliation: OperationHandler = async (ctx, input) => {
   const workspaceId = requireWorkspace(ctx);
   const id = input.path['id'];
   await lockRow(ctx, 'reconciliations', id ?? '', 'update');
-  await readReconciliation(ctx, id);
+  await findInWorkspace(ctx, 'reconciliations', id ?? '', LABEL);
   const items = await ctx.db.selectFrom('reconciliation_items').selectAll().where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', id as string).execute();
   for (const item of items) {
     if (item.settlement_transaction_id === null || (item.item_type !== 'payable' && item.item_type !== 'receivable')) continue;
