@@ -18,6 +18,7 @@ import { createMetrics, type Metrics } from './http/metrics.js';
 import { routes } from '../generated/registry.gen.js';
 import type { OperationService } from './api/service.js';
 import { createOAuthServer, type OAuthServer } from './oauth/index.js';
+import { systemClock, type Clock } from './runtime/clock.js';
 
 export interface Services {
   readonly config: Config;
@@ -30,10 +31,18 @@ export interface Services {
   readonly operations: OperationService;
   /** The embedded Account's OAuth authorization server; null with an external Account (ACCOUNT_ISSUER). */
   readonly oauth: OAuthServer | null;
+  /** The process's one clock (src/runtime/clock.ts); tests pass a manual one. */
+  readonly clock: Clock;
   close(): Promise<void>;
 }
 
-export async function createServices(config: Config, logger: Logger): Promise<Services> {
+export interface ServiceOptions {
+  /** Default: the system clock. */
+  readonly clock?: Clock;
+}
+
+export async function createServices(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
+  const clock = options.clock ?? systemClock;
   const store = await openDatabase(config, logger);
   let limits: Limits | undefined;
   try {
@@ -45,7 +54,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     const oauth = auth.accountKey === null ? null : await createOAuthServer({
       config, db: store.db, logger, signingKey: auth.accountKey, issuer: auth.issuer, audiences: auth.audiences, revocation: auth.revocation,
     });
-    return assemble(config, logger, store, metrics, limits, auth, oauth);
+    return assemble(config, logger, store, metrics, limits, auth, oauth, clock);
   } catch (err) {
     // A failed start (main.ts retries while the database is down) leaves no pool or client behind.
     await limits?.close();
@@ -55,9 +64,9 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
 }
 
 function assemble(
-  config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule, oauth: OAuthServer | null,
+  config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule, oauth: OAuthServer | null, clock: Clock,
 ): Services {
-  const operations = createOperationService({ db: store.db, routes, handlers, budget: limits.budget });
+  const operations = createOperationService({ db: store.db, routes, handlers, budget: limits.budget, now: () => new Date(clock.now()) });
   return {
     config,
     logger,
@@ -68,6 +77,7 @@ function assemble(
     metrics,
     operations,
     oauth,
+    clock,
     async close() {
       await limits.close();
       await store.close();

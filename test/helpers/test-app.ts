@@ -14,6 +14,7 @@ import { createApp } from '../../src/app.js';
 import { listenGracefully } from '../../src/http/server.js';
 import type { MintTokenOptions } from '../../src/auth/index.js';
 import { buildTestConfig, createTestSchema } from './database.js';
+import type { Clock } from '../../src/runtime/clock.js';
 
 export interface TestApp {
   /** `http://127.0.0.1:<port>` (also the app's publicUrl, so iss/aud/resource match). */
@@ -26,6 +27,8 @@ export interface TestApp {
 
 export interface StartTestAppOptions {
   readonly config?: Partial<Config>;
+  /** The app's clock (test/helpers/clock.ts); default the system clock. */
+  readonly clock?: Clock;
 }
 
 function findFreePort(): Promise<number> {
@@ -53,7 +56,7 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   };
   let services: Services;
   try {
-    services = await createServices(config, logger);
+    services = await createServices(config, logger, options.clock ? { clock: options.clock } : {});
   } catch (err) {
     await cleanup();
     throw err;
