@@ -14,6 +14,7 @@ import { openDatabase } from '../src/store/db.js';
 import { loadAccountKey } from '../src/auth/account-key.js';
 import { buildAudiences } from '../src/auth/audiences.js';
 import { createMinter, type MintTokenOptions } from '../src/auth/mint.js';
+import { systemClock } from '../src/runtime/clock.js';
 
 export interface ServerUnderTest {
   /** `http://127.0.0.1:<port>` — also the server's PUBLIC_URL, so token audiences match. */
@@ -107,7 +108,7 @@ export async function startServerUnderTest(root: string): Promise<ServerUnderTes
       const store = await openDatabase(config);
       try {
         const key = await loadAccountKey(config.dataDir);
-        return await createMinter(store.db, key, config.publicUrl, buildAudiences(config.publicUrl), config.tokenMaxLifetimeSeconds).mintToken(options);
+        return await createMinter(store.db, key, config.publicUrl, buildAudiences(config.publicUrl), config.tokenMaxLifetimeSeconds, systemClock).mintToken(options);
       } finally {
         await store.close();
       }

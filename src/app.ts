@@ -34,7 +34,8 @@ export function createApp(services: Services): Koa {
     limits: services.limits,
     db: services.db,
     approvals: services.oauth?.approvals,
-    ...createFinanceProviders({ operations: services.operations, db: services.db, tools, resourceTemplates }),
+    clock: services.clock,
+    ...createFinanceProviders({ operations: services.operations, db: services.db, tools, resourceTemplates }, { clock: services.clock }),
   });
   app.use(mcp.routes());
   const health = createHealthRouter(services);

@@ -18,7 +18,7 @@ import { createMetrics, type Metrics } from './http/metrics.js';
 import { routes } from '../generated/registry.gen.js';
 import type { OperationService } from './api/service.js';
 import { createOAuthServer, type OAuthServer } from './oauth/index.js';
-import { systemClock, type Clock } from './runtime/clock.js';
+import { clockDate, systemClock, type Clock } from './runtime/clock.js';
 
 export interface Services {
   readonly config: Config;
@@ -47,10 +47,10 @@ export async function createServices(config: Config, logger: Logger, options: Se
   let limits: Limits | undefined;
   try {
     await migrateToLatest(store.db);
-    if (config.seedDemoData) await seedDemoData(store.db);
+    if (config.seedDemoData) await seedDemoData(store.db, clock);
     const metrics = createMetrics();
-    limits = await createLimits(config, logger, metrics);
-    const auth = await createAuth(config, store.db, logger, metrics);
+    limits = await createLimits(config, logger, metrics, { now: () => clock.now() });
+    const auth = await createAuth(config, store.db, logger, metrics, { clock });
     const oauth = auth.accountKey === null ? null : await createOAuthServer({
       config, db: store.db, logger, signingKey: auth.accountKey, issuer: auth.issuer, audiences: auth.audiences, revocation: auth.revocation,
     });
@@ -66,7 +66,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
 function assemble(
   config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule, oauth: OAuthServer | null, clock: Clock,
 ): Services {
-  const operations = createOperationService({ db: store.db, routes, handlers, budget: limits.budget, now: () => new Date(clock.now()) });
+  const operations = createOperationService({ db: store.db, routes, handlers, budget: limits.budget, now: () => clockDate(clock) });
   return {
     config,
     logger,

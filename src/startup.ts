@@ -52,7 +52,8 @@ export async function buildServicesWhenDatabaseIsUp(
   signal: AbortSignal,
   build: BuildServices = createServices,
 ): Promise<Services> {
-  const deadline = Date.now() + config.databaseStartupTimeoutMs;
+  // A real wait for a real database, not a window of the application: monotonic time, never the services' clock.
+  const deadline = performance.now() + config.databaseStartupTimeoutMs;
   let delay = FIRST_RETRY_DELAY_MS;
   for (let attempt = 1; ; attempt += 1) {
     let failure: unknown;
@@ -66,7 +67,7 @@ export async function buildServicesWhenDatabaseIsUp(
       failure = err;
     }
     const kind = databaseFailureKind(failure);
-    const remaining = deadline - Date.now();
+    const remaining = deadline - performance.now();
     if (remaining <= 0) {
       throw new Error(`the database was not reachable within DATABASE_STARTUP_TIMEOUT_MS (${config.databaseStartupTimeoutMs} ms; last failure: ${kind})`);
     }

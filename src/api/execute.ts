@@ -13,6 +13,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { OperationRef, RouteDefinition } from '../runtime/types.js';
+import { clockDate, systemClock } from '../runtime/clock.js';
 import type { Caller, OperationHandler, OperationOutput } from './context.js';
 import type { ListAwareContext } from './list.js';
 import {
@@ -32,6 +33,7 @@ export interface OperationServiceDeps {
   readonly handlers: Readonly<Record<string, OperationHandler>>;
   /** Absent in unit tests that do not count calls. */
   readonly budget?: ApiBudget | undefined;
+  /** The services' clock as a `Date` (src/runtime/clock.ts): `ctx.now`, idempotency windows; default the system clock. */
   readonly now?: () => Date;
 }
 
@@ -85,7 +87,7 @@ interface WriteAnswer {
 
 export function createOperationService(deps: OperationServiceDeps): OperationService {
   const operations = indexRoutes(deps);
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now ?? (() => clockDate(systemClock));
 
   async function runWrite(
     prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest, proof: ConfirmationProof | undefined,

@@ -14,6 +14,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type Cry
 import type { Config } from '../config.js';
 import type { Database } from '../store/schema.js';
 import { createCachedKeySource, createLocalKeySource, type KeyResolver } from './key-source.js';
+import { clockDate, systemClock, type Clock } from '../runtime/clock.js';
 
 export const SIGNING_ALG = 'ES256';
 
@@ -40,6 +41,8 @@ export interface EmbeddedAccountKeysOptions {
   /** Age after which the database's key set is read again (picks up retired and new keys). */
   readonly maxAgeMs?: number;
   readonly onReloadError?: () => void;
+  /** The services' clock: the reload cooldown and maximum age, and a new key's `created_at`. */
+  readonly clock?: Clock;
 }
 
 type KeyStoreConfig = Pick<Config, 'dataDir' | 'databaseUrl'>;
@@ -132,7 +135,7 @@ async function readCurrentDatabaseJwk(db: Kysely<Database>): Promise<JWK | null>
  * The current key of the `account_keys` table, created on first start. Replicas starting at once
  * each insert a candidate; the partial unique index keeps one, and everyone reads that one back.
  */
-export async function loadDatabaseAccountKey(db: Kysely<Database>, dataDir: string): Promise<AccountKey> {
+export async function loadDatabaseAccountKey(db: Kysely<Database>, dataDir: string, clock: Clock = systemClock): Promise<AccountKey> {
   const current = await readCurrentDatabaseJwk(db);
   if (current !== null) return toAccountKey(current);
   const anyKey = await db.selectFrom('account_keys').select('kid').limit(1).executeTakeFirst();
@@ -140,7 +143,7 @@ export async function loadDatabaseAccountKey(db: Kysely<Database>, dataDir: stri
   // A data folder's key (the single-folder set-up) keeps its tokens valid: imported into an empty table only.
   const candidate = (anyKey === undefined && file !== null ? await readKeyFile(file) : null) ?? await createKeyJwk();
   await db.insertInto('account_keys')
-    .values({ kid: candidate.kid as string, private_jwk: JSON.stringify(candidate), created_at: new Date().toISOString(), retired_at: null })
+    .values({ kid: candidate.kid as string, private_jwk: JSON.stringify(candidate), created_at: clockDate(clock).toISOString(), retired_at: null })
     .onConflict((oc) => oc.doNothing())
     .execute();
   const winner = await readCurrentDatabaseJwk(db);
@@ -163,12 +166,13 @@ export async function readDatabaseJwks(db: Kysely<Database>): Promise<JSONWebKey
 }
 
 /** The signing key where this configuration keeps it: the data folder (SQLite) or the database (PostgreSQL). */
-export function loadSigningKey(config: KeyStoreConfig, db: Kysely<Database>): Promise<AccountKey> {
-  return config.databaseUrl === null ? loadAccountKey(config.dataDir) : loadDatabaseAccountKey(db, config.dataDir);
+export function loadSigningKey(config: KeyStoreConfig, db: Kysely<Database>, clock: Clock = systemClock): Promise<AccountKey> {
+  return config.databaseUrl === null ? loadAccountKey(config.dataDir) : loadDatabaseAccountKey(db, config.dataDir, clock);
 }
 
 export async function openEmbeddedAccountKeys(config: KeyStoreConfig, db: Kysely<Database>, options: EmbeddedAccountKeysOptions = {}): Promise<EmbeddedAccountKeys> {
-  const signingKey = await loadSigningKey(config, db);
+  const clock = options.clock ?? systemClock;
+  const signingKey = await loadSigningKey(config, db, clock);
   if (config.databaseUrl === null) {
     const jwks = buildJwks(signingKey);
     return { signingKey, keys: createLocalKeySource(jwks), jwks: async () => jwks };
@@ -179,6 +183,7 @@ export async function openEmbeddedAccountKeys(config: KeyStoreConfig, db: Kysely
     cooldownMs: options.reloadCooldownMs ?? RELOAD_COOLDOWN_MS,
     maxAgeMs: options.maxAgeMs ?? RELOAD_MAX_AGE_MS,
     onFetch: (result) => { if (result === 'error') options.onReloadError?.(); },
+    now: () => clock.now(),
   });
   return { signingKey, keys: source.resolve, jwks: async () => (await source.keySet()) ?? buildJwks(signingKey) };
 }

@@ -23,6 +23,7 @@ import { createCallerLoader } from './caller.js';
 import { createMinter, type MintTokenOptions } from './mint.js';
 import type { ChallengeUrls } from './challenge.js';
 import { buildAudiences } from './audiences.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
 
 export { buildAudiences } from './audiences.js';
 
@@ -51,20 +52,27 @@ export interface AuthModule {
 export interface AuthOptions {
   readonly jwksCooldownMs?: number;
   readonly jwksMaxAgeMs?: number;
-  /** The clock of the JWKS cache (cooldown, max age), so tests step time instead of sleeping. */
-  readonly jwksNow?: () => number;
   /** Replicas of the embedded Account: minimum interval between key re-reads on an unknown `kid`. */
   readonly accountKeysReloadCooldownMs?: number;
   readonly revocationTtlMs?: number;
+  /**
+   * The services' clock (src/runtime/clock.ts; default the system clock): token expiry and
+   * minting, the verification and subject caches, the revocation list's reload and the key
+   * caches' cooldowns read it, so tests step time instead of sleeping.
+   */
+  readonly clock?: Clock;
 }
 
 export async function createAuth(config: Config, db: Kysely<Database>, logger: Logger, metrics: Metrics, options: AuthOptions = {}): Promise<AuthModule> {
+  const clock = options.clock ?? systemClock;
+  const now = (): number => clock.now();
   const embedded = config.accountIssuer === null || config.accountJwksUrl === null;
   const issuer = embedded ? config.publicUrl : (config.accountIssuer as string);
   const audiences = buildAudiences(config.publicUrl);
   const account = embedded
     ? await openEmbeddedAccountKeys(config, db, {
       ...(options.accountKeysReloadCooldownMs !== undefined ? { reloadCooldownMs: options.accountKeysReloadCooldownMs } : {}),
+      clock,
       onReloadError: () => logger.warn({ event: 'account_keys_reload_failed' }, 'embedded Account keys could not be re-read from the database'),
     })
     : null;
@@ -75,7 +83,7 @@ export async function createAuth(config: Config, db: Kysely<Database>, logger: L
       url: config.accountJwksUrl as string,
       ...(options.jwksCooldownMs !== undefined ? { cooldownMs: options.jwksCooldownMs } : {}),
       ...(options.jwksMaxAgeMs !== undefined ? { maxAgeMs: options.jwksMaxAgeMs } : {}),
-      ...(options.jwksNow !== undefined ? { now: options.jwksNow } : {}),
+      now,
       onFetch: (result) => {
         metrics.jwksFetches.inc({ result });
         if (result === 'error') logger.warn({ event: 'jwks_fetch_failed' }, 'Account JWKS fetch failed');
@@ -84,14 +92,14 @@ export async function createAuth(config: Config, db: Kysely<Database>, logger: L
   const challenge: ChallengeUrls = {
     resourceMetadata: { mcp: `${config.publicUrl}${PROTECTED_RESOURCE_PATH}`, api: `${config.publicUrl}${PROTECTED_RESOURCE_PATH}/v1` },
   };
-  const revocation = createRevocationList(db, options.revocationTtlMs);
+  const revocation = createRevocationList(db, options.revocationTtlMs, now);
   const authenticator = createAuthenticator({
-    db, issuer, audiences, keys, revocation, challenge, maxLifetimeSeconds: config.tokenMaxLifetimeSeconds,
+    db, issuer, audiences, keys, revocation, challenge, maxLifetimeSeconds: config.tokenMaxLifetimeSeconds, clock,
     onFailure: (reason) => metrics.tokenVerificationFailures.inc({ reason }),
   });
   const callers = createCallerLoader(db);
   const load = (identity: Identity, channel: Channel) => callers.load(identity, channel);
-  const minter = accountKey ? createMinter(db, accountKey, issuer, audiences, config.tokenMaxLifetimeSeconds) : null;
+  const minter = accountKey ? createMinter(db, accountKey, issuer, audiences, config.tokenMaxLifetimeSeconds, clock) : null;
   return {
     authenticator,
     wellKnownRouter: createWellKnownRouter({ publicUrl: config.publicUrl, issuer, embeddedJwks: account ? account.jwks : null }),

@@ -5,6 +5,7 @@
  * `kid`s cannot hammer the Account or the database). Claim checks are `verify.ts`'s job.
  */
 import { createLocalJWKSet, errors, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
+import { systemClock } from '../runtime/clock.js';
 
 export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;
 
@@ -26,6 +27,7 @@ export interface CachedKeySourceOptions {
   readonly cooldownMs?: number;
   /** Age after which the cached set is refreshed (a failed refresh keeps the old keys). */
   readonly maxAgeMs?: number;
+  /** Milliseconds since the epoch, from the services' clock (src/runtime/clock.ts); default the system clock. */
   readonly now?: () => number;
   readonly onFetch?: (result: 'ok' | 'error') => void;
 }
@@ -65,7 +67,7 @@ export function createRemoteKeySource(options: RemoteKeySourceOptions): KeyResol
 export function createCachedKeySource(options: CachedKeySourceOptions): CachedKeySource {
   const cooldownMs = options.cooldownMs ?? 30_000;
   const maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock.now;
   let set: JSONWebKeySet | null = options.initial ?? null;
   let local: ReturnType<typeof createLocalJWKSet> | null = set === null ? null : createLocalJWKSet(set);
   let fetchedAt = set === null ? 0 : now();

@@ -11,6 +11,7 @@ import type { TokenType } from '../identity/caller.js';
 import type { Audience } from './types.js';
 import { SIGNING_ALG, type AccountKey } from './account-key.js';
 import { isWriteScope, parseScopes } from '../identity/scopes.js';
+import type { Clock } from '../runtime/clock.js';
 
 export interface MintTokenOptions {
   /** The person's email. */
@@ -36,9 +37,12 @@ export interface Minter {
   mintToken(options: MintTokenOptions): Promise<string>;
 }
 
-/** `maxLifetimeSeconds` is the verifier's (TOKEN_MAX_LIFETIME_SECONDS): a longer token would be refused, so it is not minted. */
+/**
+ * `maxLifetimeSeconds` is the verifier's (TOKEN_MAX_LIFETIME_SECONDS): a longer token would be refused, so it is not minted.
+ * `iat` and `exp` are read from `clock` (the services' clock, src/runtime/clock.ts).
+ */
 export function createMinter(
-  db: Kysely<Database>, key: AccountKey, issuer: string, audiences: Readonly<Record<Audience, string>>, maxLifetimeSeconds: number,
+  db: Kysely<Database>, key: AccountKey, issuer: string, audiences: Readonly<Record<Audience, string>>, maxLifetimeSeconds: number, clock: Clock,
 ): Minter {
   return {
     async mintToken(options) {
@@ -58,7 +62,7 @@ export function createMinter(
       const membership = await db.selectFrom('memberships').select('organization_id')
         .where('person_id', '=', person.id).orderBy('created_at').orderBy('id').executeTakeFirst();
       if (membership === undefined) throw new MintError('That person is not a member of any organization.');
-      const now = Math.floor(Date.now() / 1000);
+      const now = Math.floor(clock.now() / 1000);
       return new SignJWT({ org: membership.organization_id, scope, token_type: type })
         .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'at+jwt' })
         .setIssuer(issuer)

@@ -21,6 +21,7 @@ import { loadSigningKey } from './account-key.js';
 import { buildAudiences } from './audiences.js';
 import { createMinter, DEFAULT_TTL_SECONDS, MintError } from './mint.js';
 import { checkTtl, parseArgs } from './token-args.js';
+import { systemClock } from '../runtime/clock.js';
 
 /**
  * The server answers `membership_inactive` to every call of a person whose memberships are all
@@ -50,7 +51,7 @@ async function runTokenCommand(): Promise<void> {
     if (config.seedDemoData) await seedDemoData(store.db);
     await checkActivePerson(store.db, options.person);
     const key = await loadSigningKey(config, store.db);
-    const minter = createMinter(store.db, key, config.publicUrl, buildAudiences(config.publicUrl), config.tokenMaxLifetimeSeconds);
+    const minter = createMinter(store.db, key, config.publicUrl, buildAudiences(config.publicUrl), config.tokenMaxLifetimeSeconds, systemClock);
     process.stdout.write(`${await minter.mintToken(options)}\n`);
   } finally {
     await store.close();

@@ -17,6 +17,7 @@ import { buildAuthError, buildUnavailableError, type ChallengeUrls, type TokenFa
 import type { RevocationList } from './revocation.js';
 import { Lru } from './lru.js';
 import { isWriteScope, parseScopes } from '../identity/scopes.js';
+import type { Clock } from '../runtime/clock.js';
 
 export const CLOCK_TOLERANCE_SECONDS = 30;
 /** Far above any real token (~1 KB) and below Node's 16 KB header limit. */
@@ -36,6 +37,8 @@ export interface AuthenticatorOptions {
   readonly maxLifetimeSeconds: number;
   readonly onFailure?: (reason: TokenFailureReason | 'account_unavailable') => void;
   readonly cacheSize?: number;
+  /** The services' clock (src/runtime/clock.ts): `exp`/`nbf`/`iat`, the verification cache and the subject check read it. */
+  readonly clock: Clock;
 }
 
 class TokenRejected extends Error {
@@ -77,8 +80,8 @@ function readIdentity(payload: JWTPayload): Identity {
  * an `aud` naming both surfaces — a token valid at /mcp and at /v1 alike would undo their
  * separation.
  */
-function assertHygiene(payload: JWTPayload, audiences: Readonly<Record<Audience, string>>, maxLifetimeSeconds: number): void {
-  const now = Math.floor(Date.now() / 1000);
+function assertHygiene(payload: JWTPayload, audiences: Readonly<Record<Audience, string>>, maxLifetimeSeconds: number, nowMs: number): void {
+  const now = Math.floor(nowMs / 1000);
   const { iat, exp, aud } = payload;
   if (typeof iat === 'number' && iat > now + CLOCK_TOLERANCE_SECONDS) throw new TokenRejected('issued_in_future');
   if (typeof exp === 'number' && exp - (typeof iat === 'number' ? iat : now) > maxLifetimeSeconds) throw new TokenRejected('lifetime_too_long');
@@ -103,21 +106,21 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   async function assertSubjectLive(identity: Identity): Promise<void> {
     const key = `${identity.organizationId}:${identity.personId}`;
     const cached = subjects.get(key);
-    if (cached && Date.now() - cached.checkedAt < SUBJECT_TTL_MS) {
+    if (cached && options.clock.now() - cached.checkedAt < SUBJECT_TTL_MS) {
       if (!cached.live) throw new TokenRejected('subject_deleted');
       return;
     }
     const person = await options.db.selectFrom('persons').select('deleted_at').where('id', '=', identity.personId).executeTakeFirst();
     const org = await options.db.selectFrom('organizations').select('deleted_at').where('id', '=', identity.organizationId).executeTakeFirst();
     const live = person !== undefined && person.deleted_at === null && org !== undefined && org.deleted_at === null;
-    subjects.set(key, { live, checkedAt: Date.now() });
+    subjects.set(key, { live, checkedAt: options.clock.now() });
     if (!live) throw new TokenRejected('subject_deleted');
   }
 
   async function verifyToken(token: string, audience: Audience): Promise<Identity> {
     const cacheKey = `${audience}:${createHash('sha256').update(token).digest('base64url')}`;
     const hit = verified.get(cacheKey);
-    if (hit && hit.expiresAt + CLOCK_TOLERANCE_SECONDS > Date.now() / 1000) return hit;
+    if (hit && hit.expiresAt + CLOCK_TOLERANCE_SECONDS > options.clock.now() / 1000) return hit;
     if (hit) verified.delete(cacheKey);
     let payload: JWTPayload;
     try {
@@ -127,12 +130,13 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
         algorithms: ['ES256'],
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         requiredClaims: ['sub', 'exp', 'jti'],
+        currentDate: new Date(options.clock.now()),
       }));
     } catch (err) {
       if (err instanceof AccountUnavailableError) throw err;
       throw new TokenRejected(classifyJoseError(err));
     }
-    assertHygiene(payload, options.audiences, options.maxLifetimeSeconds);
+    assertHygiene(payload, options.audiences, options.maxLifetimeSeconds, options.clock.now());
     const identity = readIdentity(payload);
     verified.set(cacheKey, identity);
     return identity;

@@ -42,8 +42,8 @@ const NAMED_DESCRIBERS: Readonly<Record<DescriberName, (operation: OperationRef)
 function buildTemplateDescriber(operationId: string, template: string, read: OperationHandler | undefined): DescribeTarget {
   const segments = parseConfirmTemplate(template);
   if (typeof segments === 'string' || read === undefined) throw new Error(`the confirmation of ${operationId} cannot be built`);
-  return async ({ db, workspaceId, input, caller }) => {
-    const output = await read({ caller, workspaceId, db, now: () => new Date() }, { path: input.path, query: {} });
+  return async ({ db, workspaceId, input, caller, now }) => {
+    const output = await read({ caller, workspaceId, db, now }, { path: input.path, query: {} });
     const version = (output.body as { version?: unknown } | undefined)?.version;
     return { version: typeof version === 'number' ? version : null, message: renderConfirmTemplate(segments, output.body) };
   };

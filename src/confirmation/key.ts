@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../store/schema.js';
 import { isPostgres } from '../store/migrations/column-types.js';
+import { clockDate, systemClock, type Clock } from '../runtime/clock.js';
 
 export const CONFIRMATION_KEY_FILE = 'confirmation-key';
 /** Its row in `shared_secrets`. */
@@ -50,19 +51,24 @@ async function readOrCreateKeyFile(file: string): Promise<Uint8Array> {
 }
 
 /** Reads the shared row, inserting a fresh key first; replicas racing all read back the one that was stored. */
-async function readOrCreateDatabaseKey(db: Kysely<Database>): Promise<Uint8Array> {
+async function readOrCreateDatabaseKey(db: Kysely<Database>, clock: Clock): Promise<Uint8Array> {
   await db.insertInto('shared_secrets')
-    .values({ name: CONFIRMATION_KEY_SECRET, value: randomBytes(KEY_BYTES).toString('base64url'), created_at: new Date().toISOString() })
+    .values({ name: CONFIRMATION_KEY_SECRET, value: randomBytes(KEY_BYTES).toString('base64url'), created_at: clockDate(clock).toISOString() })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
   const row = await db.selectFrom('shared_secrets').select('value').where('name', '=', CONFIRMATION_KEY_SECRET).executeTakeFirstOrThrow();
   return decodeKey(row.value, 'the shared_secrets table');
 }
 
-/** `db`: the process's database; on PostgreSQL (replicas) the key lives there unless CONFIRMATION_KEY is set. */
-export async function loadConfirmationKey(config: Pick<Config, 'confirmationKey' | 'dataDir'>, db?: Kysely<Database>): Promise<Uint8Array> {
+/**
+ * `db`: the process's database; on PostgreSQL (replicas) the key lives there unless CONFIRMATION_KEY is set.
+ * `clock`: the services' clock, for the stored row's `created_at`.
+ */
+export async function loadConfirmationKey(
+  config: Pick<Config, 'confirmationKey' | 'dataDir'>, db?: Kysely<Database>, clock: Clock = systemClock,
+): Promise<Uint8Array> {
   if (config.confirmationKey !== null) return decodeKey(config.confirmationKey, 'CONFIRMATION_KEY');
-  if (db !== undefined && isPostgres(db as unknown as Kysely<unknown>)) return readOrCreateDatabaseKey(db);
+  if (db !== undefined && isPostgres(db as unknown as Kysely<unknown>)) return readOrCreateDatabaseKey(db, clock);
   // An in-memory database cannot be shared either, so a key that dies with the process is enough.
   if (isInMemory(config.dataDir)) return new Uint8Array(randomBytes(KEY_BYTES));
   return readOrCreateKeyFile(path.join(config.dataDir, CONFIRMATION_KEY_FILE));

@@ -20,6 +20,8 @@ export interface DescribeRequest {
   readonly db: Kysely<Database>;
   readonly workspaceId: string;
   readonly input: OperationInput;
+  /** The services' clock (src/runtime/clock.ts), the `ctx.now` of a handler the describer runs. */
+  readonly now: () => Date;
 }
 
 /** Reads the target in the caller's workspace; throws the operation's own NOT_FOUND when it is not there. */

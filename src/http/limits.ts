@@ -17,6 +17,7 @@ import type { ApiBudget, BudgetDecision } from '../api/service.js';
 import { ApiError } from '../api/errors.js';
 import { HttpError } from './errors.js';
 import type { Metrics, RateLimitKind } from './metrics.js';
+import { systemClock } from '../runtime/clock.js';
 
 /** What failed-authentication throttling needs of the limits (a structural subset of `Limits`). */
 export interface AuthLimits {
@@ -54,7 +55,7 @@ export interface Limits {
 }
 
 export interface LimitsOptions {
-  /** Clock in milliseconds; injected by tests of the sliding window. */
+  /** Milliseconds since the epoch, from the services' clock (src/runtime/clock.ts): the API budget's window reads it. Default the system clock. */
   readonly now?: () => number;
   /** Prefix of every Redis key (default `config.redisKeyPrefix`). */
   readonly keyPrefix?: string;
@@ -271,7 +272,7 @@ function toRetryAfter(ms: number): string {
 }
 
 export async function createLimits(config: Config, logger: Logger, metrics: Metrics, options: LimitsOptions = {}): Promise<Limits> {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock.now;
   const prefix = options.keyPrefix ?? config.redisKeyPrefix;
   const { failOver: failOverVia, reportFailure } = createFailOver(logger, metrics, options.errorLogIntervalMs ?? 30_000, now);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;

@@ -25,6 +25,7 @@ import { CONFIRMATION_TTL_SECONDS, createNonce, openState, sealState, type Confi
 import type { ConfirmationTarget, DescribeTarget } from '../confirmation/target.js';
 import { INVALID_PARAMS, JsonRpcError } from './json-rpc.js';
 import type { Era } from './versions.js';
+import { clockDate, systemClock, type Clock } from '../runtime/clock.js';
 import type { ApprovalBinding, ApprovalLinks } from '../oauth/approvals.js';
 
 export interface ConfirmationRequest {
@@ -59,7 +60,8 @@ export interface ConfirmationDeps {
   readonly db: Kysely<Database>;
   readonly metrics?: Partial<Metrics> | undefined;
   readonly logger?: Logger | undefined;
-  readonly now?: () => Date;
+  /** The services' clock (src/runtime/clock.ts): the state's expiry, nonce rows and their purge; default the system clock. */
+  readonly clock?: Clock | undefined;
   /** Approval links (embedded Account only): `confirmation_required` then carries an `approval_url`. */
   readonly approvals?: ApprovalLinks | undefined;
 }
@@ -150,15 +152,16 @@ function askable(request: ConfirmationRequest): Askable | undefined {
 }
 
 export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfirmation {
-  const now = deps.now ?? (() => new Date());
+  const clock = deps.clock ?? systemClock;
+  const now = (): Date => clockDate(clock);
   // Loaded (embedded: generated) at start-up so the key file exists before the first question;
   // a failure is reported on first use, where loadKey retries.
-  let key: Promise<Uint8Array> | undefined = loadConfirmationKey(deps.config, deps.db);
+  let key: Promise<Uint8Array> | undefined = loadConfirmationKey(deps.config, deps.db, clock);
   key.catch(() => undefined);
   const count = (outcome: Outcome): void => { deps.metrics?.confirmations?.inc({ outcome }); };
 
   async function loadKey(): Promise<Uint8Array> {
-    key ??= loadConfirmationKey(deps.config, deps.db);
+    key ??= loadConfirmationKey(deps.config, deps.db, clock);
     try {
       return await key;
     } catch (error) {
@@ -249,7 +252,7 @@ export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfi
         throw error;
       }
       if (claims.version !== null) {
-        const current = await describe({ db: trx, workspaceId: use.workspaceId, input: prepared.input, caller: prepared.caller });
+        const current = await describe({ db: trx, workspaceId: use.workspaceId, input: prepared.input, caller: prepared.caller, now });
         if (current.version !== claims.version) {
           count('conflict');
           throw new ApiError('CONFLICT', 'The record changed after the confirmation was asked; nothing was changed. Call the tool again to confirm the current record.');
@@ -288,7 +291,7 @@ export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfi
     const bound = approvalBinding(request);
     if (bound === undefined || deps.approvals === undefined) throw cannotConfirm();
     const { prepared } = request;
-    const target = await bound.describe({ db: deps.db, workspaceId: bound.binding.workspaceId, input: prepared.input, caller: prepared.caller });
+    const target = await bound.describe({ db: deps.db, workspaceId: bound.binding.workspaceId, input: prepared.input, caller: prepared.caller, now });
     const link = await deps.approvals.create(bound.binding, target.version, target.message, CONFIRMATION_TTL_SECONDS);
     throw new ApiError('confirmation_required',
       'This tool deletes, cancels or moves money and this client cannot ask for a confirmation; nothing was changed. '
@@ -333,7 +336,7 @@ export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfi
         return askThroughLink(request);
       }
       const { prepared } = request;
-      return seal(request, call.workspaceId, await call.describe({ db: deps.db, workspaceId: call.workspaceId, input: prepared.input, caller: prepared.caller }));
+      return seal(request, call.workspaceId, await call.describe({ db: deps.db, workspaceId: call.workspaceId, input: prepared.input, caller: prepared.caller, now }));
     },
   };
 }

@@ -30,6 +30,7 @@ import { BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, databaseUnavailableRejection, s
 import { isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { createToolCatalog } from './tool-catalog.js';
 import { readToolView } from './view.js';
+import type { Clock } from '../runtime/clock.js';
 
 export interface McpRouterDeps {
   readonly config: Config;
@@ -48,6 +49,8 @@ export interface McpRouterDeps {
   readonly resources?: ResourceProvider | undefined;
   readonly prompts?: PromptProvider | undefined;
   readonly completions?: CompletionProvider | undefined;
+  /** The services' clock (src/runtime/clock.ts), for the default confirmation; default the system clock. */
+  readonly clock?: Clock | undefined;
 }
 
 export function createMcpRouter(deps: McpRouterDeps): Router {
@@ -57,7 +60,7 @@ export function createMcpRouter(deps: McpRouterDeps): Router {
     validators: compileArgumentValidators(deps.tools),
     operations: deps.operations,
     db: deps.db,
-    confirm: deps.confirm ?? createConfirmation({ config: deps.config, db: deps.db, metrics: deps.metrics, logger: deps.logger, approvals: deps.approvals }),
+    confirm: deps.confirm ?? createConfirmation({ config: deps.config, db: deps.db, metrics: deps.metrics, logger: deps.logger, approvals: deps.approvals, clock: deps.clock }),
     metrics: deps.metrics,
     resources: deps.resources,
     prompts: deps.prompts,

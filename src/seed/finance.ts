@@ -168,8 +168,9 @@ async function insertRows(db: Kysely<Database>, rows: Rows): Promise<void> {
   }
 }
 
-export async function seedFinanceDemo(db: Kysely<Database>): Promise<void> {
-  const today = new Date().toISOString().slice(0, 10);
+/** `now`: the instant of the seed; the records' dates are laid out around its UTC day. */
+export async function seedFinanceDemo(db: Kysely<Database>, now: Date): Promise<void> {
+  const today = now.toISOString().slice(0, 10);
   const planned = PLANS.map((plan) => buildWorkspaceRows(plan, today));
   await db.transaction().execute(async (trx) => {
     const firstAccountId = planned[0]?.accounts?.[0]?.id as string;

@@ -43,7 +43,8 @@ export async function hasDemoIdentity(db: Kysely<Database>): Promise<boolean> {
   return row !== undefined;
 }
 
-export async function seedIdentity(db: Kysely<Database>, now = new Date().toISOString()): Promise<void> {
+/** `now`: the instant of the seed (ISO 8601), every row's `created_at`. */
+export async function seedIdentity(db: Kysely<Database>, now: string): Promise<void> {
   await db.insertInto('organizations').values({ id: ids.DEMO_ORG_ID, name: 'Demo Ltda', created_at: now, deleted_at: null }).execute();
   await db.insertInto('workspaces').values([
     { id: ids.MATRIZ_WORKSPACE_ID, organization_id: ids.DEMO_ORG_ID, name: 'Matriz', created_at: now },

@@ -7,12 +7,15 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { hasDemoIdentity, seedIdentity } from './identity.js';
 import { seedFinanceDemo } from './finance.js';
+import { clockDate, systemClock, type Clock } from '../runtime/clock.js';
 
-export async function seedDemoData(db: Kysely<Database>): Promise<void> {
+/** `clock`: the services' clock (src/runtime/clock.ts): the records' `created_at` and the finance records' "today". */
+export async function seedDemoData(db: Kysely<Database>, clock: Clock = systemClock): Promise<void> {
+  const now = clockDate(clock);
   const seeded = await db.transaction().execute(async (trx) => {
     if (await hasDemoIdentity(trx)) return false;
-    await seedIdentity(trx);
+    await seedIdentity(trx, now.toISOString());
     return true;
   });
-  if (seeded) await seedFinanceDemo(db);
+  if (seeded) await seedFinanceDemo(db, now);
 }

@@ -8,6 +8,7 @@ import { createMetrics, type Metrics } from '../../src/http/metrics.js';
 import { READ_SCOPES } from '../../src/identity/scopes.js';
 import { buildTestConfig, openTestDatabase, startTestApp, DEMO, type TestDatabase } from '../helpers/index.js';
 import { craftToken } from '../helpers/tokens.js';
+import { createManualClock } from '../helpers/clock.js';
 import { startProbe, type Probe } from './bearer-probe.js';
 
 const ISSUER = 'https://account.example.test';
@@ -62,10 +63,10 @@ async function get(probe: Probe, token: string): Promise<Response> {
 
 describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
   const COOLDOWN_MS = 30_000;
-  // The JWKS cache runs on this clock: the tests step it past the cooldown instead of sleeping,
-  // so a slow machine can never stretch "inside the cooldown" past its end.
-  let clock = Date.now();
-  const passCooldown = (): void => { clock += COOLDOWN_MS + 50; };
+  // The Account module (its JWKS cache included) runs on this clock: the tests step it past the
+  // cooldown instead of sleeping, so a slow machine can never stretch "inside the cooldown" past its end.
+  const clock = createManualClock();
+  const passCooldown = (): void => { clock.advance(COOLDOWN_MS + 50); };
   let store: TestDatabase;
   let signing: SigningKey;
   let jwks: JwksServer;
@@ -79,7 +80,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
     jwks = await startJwksServer([signing.publicJwk]);
     metrics = createMetrics({ defaultMetrics: false });
     const config = buildTestConfig({ publicUrl: PUBLIC_URL, accountIssuer: ISSUER, accountJwksUrl: jwks.url });
-    auth = await createAuth(config, store.db, pino({ level: 'silent' }), metrics, { jwksCooldownMs: COOLDOWN_MS, jwksNow: () => clock });
+    auth = await createAuth(config, store.db, pino({ level: 'silent' }), metrics, { jwksCooldownMs: COOLDOWN_MS, clock });
     probe = await startProbe(auth, 'mcp', noLimits);
   });
   after(async () => {

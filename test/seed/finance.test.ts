@@ -8,8 +8,12 @@ import { hasValidCheckDigits } from '../../src/seed/finance-documents.js';
 import { FILIAL_WORKSPACE_ID, MATRIZ_WORKSPACE_ID } from '../../src/seed/ids.js';
 import type { Database } from '../../src/store/schema.js';
 import type { Config } from '../../src/config.js';
+import { createManualClock } from '../helpers/clock.js';
 
 describe('seedFinanceDemo()', () => {
+  // The seed's "today" is the clock's (docs/architecture.md#conventions): a day far from the real
+  // one shows the records are laid out around it, and the assertions never straddle a midnight.
+  const SEEDED_AT = Date.parse('2031-05-20T12:00:00Z');
   let db: Kysely<Database>;
   let close: () => Promise<void>;
 
@@ -18,7 +22,7 @@ describe('seedFinanceDemo()', () => {
     db = opened.db;
     close = opened.close;
     await migrateToLatest(db);
-    await seedDemoData(db);
+    await seedDemoData(db, createManualClock(SEEDED_AT));
   });
   after(async () => close());
 
@@ -54,8 +58,8 @@ describe('seedFinanceDemo()', () => {
   });
 
   it('has overdue payables, payables due this week and apportioned titles whose split sums to the amount', async () => {
-    const today = new Date().toISOString().slice(0, 10);
-    const week = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+    const today = new Date(SEEDED_AT).toISOString().slice(0, 10);
+    const week = new Date(SEEDED_AT + 7 * 86_400_000).toISOString().slice(0, 10);
     const pending = await db.selectFrom('titles').selectAll().where('workspace_id', '=', MATRIZ_WORKSPACE_ID).where('kind', '=', 'payable').where('status', '=', 'pending').execute();
     expect(pending.filter((t) => t.due_date < today).length).to.be.greaterThan(2);
     expect(pending.filter((t) => t.due_date >= today && t.due_date <= week).length).to.be.greaterThan(2);
@@ -67,6 +71,11 @@ describe('seedFinanceDemo()', () => {
       const sum = allocations.filter((a) => a.parent_id === id).reduce((s, a) => s + Number(a.amount_cents), 0);
       expect(sum).to.equal(Number(titles.find((t) => t.id === id)?.amount_cents));
     }
+  });
+
+  it('stamps the seeded identity with the clock\'s instant', async () => {
+    const orgs = await db.selectFrom('organizations').select('created_at').execute();
+    expect(orgs.map((o) => o.created_at)).to.deep.equal([new Date(SEEDED_AT).toISOString()]);
   });
 
   it('builds a three-level chart of accounts whose children share their parent type', async () => {
@@ -88,7 +97,7 @@ describe('seedFinanceDemo()', () => {
 
   it('is idempotent', async () => {
     const before = await db.selectFrom('titles').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', MATRIZ_WORKSPACE_ID).executeTakeFirstOrThrow();
-    await seedFinanceDemo(db);
+    await seedFinanceDemo(db, new Date());
     const after = await db.selectFrom('titles').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', MATRIZ_WORKSPACE_ID).executeTakeFirstOrThrow();
     expect(Number(after.n)).to.equal(Number(before.n));
   });

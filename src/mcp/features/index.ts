@@ -11,6 +11,7 @@ import { createPromptProvider } from './prompts/provider.js';
 import type { CompletionProvider, PromptProvider, ResourceProvider } from '../methods/index.js';
 import type { FinanceFeatureDeps } from './resources/deps.js';
 import { createResourceProvider } from './resources/provider.js';
+import type { Clock } from '../../runtime/clock.js';
 
 export interface FinanceProviders {
   readonly resources: ResourceProvider;
@@ -18,7 +19,8 @@ export interface FinanceProviders {
   readonly completions: CompletionProvider;
 }
 
-export function createFinanceProviders(deps: FinanceFeatureDeps, options: { now?: () => Date } = {}): FinanceProviders {
+/** `options.clock`: the services' clock (src/runtime/clock.ts), the prompts' and completions' "today". */
+export function createFinanceProviders(deps: FinanceFeatureDeps, options: { clock?: Clock } = {}): FinanceProviders {
   return {
     resources: createResourceProvider(deps),
     prompts: createPromptProvider(deps, options),

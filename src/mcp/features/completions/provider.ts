@@ -18,6 +18,7 @@ import { canSeeFixed, listReachableTemplates } from '../resources/provider.js';
 import { readTemplateResource } from '../resources/uri.js';
 import { listMonths, listWeeks } from '../prompts/calendar.js';
 import { matchAccountNames, matchRecordIds, type Matches } from './records.js';
+import { clockDate, systemClock, type Clock } from '../../../runtime/clock.js';
 
 /** MCP: at most 100 values per completion result. */
 export const MAX_VALUES = 100;
@@ -134,8 +135,9 @@ async function completeResourceArgument(deps: FinanceFeatureDeps, ctx: MethodCon
   return buildCompletion(await matchRecordIds(deps.db, resource, workspaceIds, request.value, MAX_VALUES));
 }
 
-export function createCompletionProvider(deps: FinanceFeatureDeps, options: { now?: () => Date } = {}): CompletionProvider {
-  const now = options.now ?? (() => new Date());
+/** `options.clock`: the services' clock (src/runtime/clock.ts), the "today" of suggested dates; default the system clock. */
+export function createCompletionProvider(deps: FinanceFeatureDeps, options: { clock?: Clock } = {}): CompletionProvider {
+  const clock = options.clock ?? systemClock;
   return {
     async complete(ctx) {
       const request = readCompleteRequest(ctx.params);
@@ -145,7 +147,7 @@ export function createCompletionProvider(deps: FinanceFeatureDeps, options: { no
       if (prompt === undefined) throw createInvalidParams('Unknown prompt');
       const spec = prompt.arguments.find((argument) => argument.name === request.name);
       if (spec === undefined) throw createInvalidParams('Unknown argument.');
-      return completePromptArgument(deps, ctx, spec.kind, request, now());
+      return completePromptArgument(deps, ctx, spec.kind, request, clockDate(clock));
     },
   };
 }

@@ -9,10 +9,11 @@ import { findToolOperation, type FinanceFeatureDeps } from '../resources/deps.js
 import { addEraTitle } from '../resources/provider.js';
 import { resolvePromptArguments } from './arguments.js';
 import { PROMPTS, type PromptDefinition } from './catalog.js';
+import { clockDate, systemClock, type Clock } from '../../../runtime/clock.js';
 
 export interface PromptProviderOptions {
-  /** The clock of the scripts' default dates (tests pin it). */
-  readonly now?: () => Date;
+  /** The services' clock (src/runtime/clock.ts): the scripts' "today" and default dates; default the system clock. */
+  readonly clock?: Clock;
 }
 
 export function canRunTool(deps: FinanceFeatureDeps, caller: Caller, toolName: string): boolean {
@@ -33,7 +34,7 @@ function describePrompt(ctx: MethodContext, prompt: PromptDefinition): Record<st
 }
 
 export function createPromptProvider(deps: FinanceFeatureDeps, options: PromptProviderOptions = {}): PromptProvider {
-  const now = options.now ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
   return {
     async listPrompts(ctx) {
       return listReachablePrompts(deps, ctx.caller).map((prompt) => describePrompt(ctx, prompt));
@@ -42,7 +43,7 @@ export function createPromptProvider(deps: FinanceFeatureDeps, options: PromptPr
       const prompt = listReachablePrompts(deps, ctx.caller).find((candidate) => candidate.name === name);
       if (prompt === undefined) return null;
       const args = await resolvePromptArguments(deps.db, ctx.caller, prompt.arguments, given);
-      const messages = prompt.build({ args, today: now(), can: (tool) => canRunTool(deps, ctx.caller, tool) });
+      const messages = prompt.build({ args, today: clockDate(clock), can: (tool) => canRunTool(deps, ctx.caller, tool) });
       return { description: prompt.description, messages };
     },
   };
