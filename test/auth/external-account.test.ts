@@ -48,8 +48,9 @@ async function startJwksServer(keys: JWK[]): Promise<JwksServer> {
   });
 }
 
-function claimsFor(audience: 'mcp' | 'api' = 'mcp'): Record<string, unknown> {
-  const now = Math.floor(Date.now() / 1000);
+/** Claims issued at `nowMs`: the instant of the clock the verifying module runs on. */
+function claimsFor(audience: 'mcp' | 'api' = 'mcp', nowMs: number = Date.now()): Record<string, unknown> {
+  const now = Math.floor(nowMs / 1000);
   return {
     iss: ISSUER, aud: `${PUBLIC_URL}/${audience === 'mcp' ? 'mcp' : 'v1'}`, sub: DEMO.persons.ana, org: DEMO.organizationId,
     scope: 'finance.all', token_type: 'personal', jti: randomUUID(), iat: now, exp: now + 600,
@@ -98,7 +99,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
   it('verifies a token signed by the Account and caches the JWKS', async () => {
     const before = jwks.fetches;
     for (let i = 0; i < 3; i += 1) {
-      const res = await get(probe, await craftToken(claimsFor(), { key: signing.privateKey, kid: signing.kid }));
+      const res = await get(probe, await craftToken(claimsFor('mcp', clock.now()), { key: signing.privateKey, kid: signing.kid }));
       expect(res.status).to.equal(200);
     }
     expect(jwks.fetches - before).to.be.at.most(1);
@@ -111,7 +112,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
     const stranger = await createSigningKey();
     const before = jwks.fetches;
     for (let i = 0; i < 6; i += 1) {
-      const res = await get(probe, await craftToken(claimsFor(), { key: stranger.privateKey, kid: `${stranger.kid}-${i}` }));
+      const res = await get(probe, await craftToken(claimsFor('mcp', clock.now()), { key: stranger.privateKey, kid: `${stranger.kid}-${i}` }));
       expect(res.status).to.equal(401);
       expect(res.headers.get('www-authenticate')).to.contain('error="invalid_token"');
       expect((await res.json()).error.message).to.match(/unknown key/);
@@ -124,7 +125,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
     jwks.keys = [signing.publicJwk, rotated.publicJwk];
     passCooldown();
     const before = jwks.fetches;
-    const res = await get(probe, await craftToken(claimsFor(), { key: rotated.privateKey, kid: rotated.kid }));
+    const res = await get(probe, await craftToken(claimsFor('mcp', clock.now()), { key: rotated.privateKey, kid: rotated.kid }));
     expect(res.status).to.equal(200);
     expect(jwks.fetches - before).to.equal(1);
   });
@@ -132,7 +133,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
   it('keeps verifying with cached keys while the Account is down', async () => {
     jwks.failing = true;
     try {
-      const res = await get(probe, await craftToken(claimsFor(), { key: signing.privateKey, kid: signing.kid }));
+      const res = await get(probe, await craftToken(claimsFor('mcp', clock.now()), { key: signing.privateKey, kid: signing.kid }));
       expect(res.status).to.equal(200);
     } finally {
       jwks.failing = false;
@@ -144,7 +145,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
     try {
       passCooldown();
       const stranger = await createSigningKey();
-      const tokens = await Promise.all(Array.from({ length: 40 }, (_, i) => craftToken(claimsFor(), { key: stranger.privateKey, kid: `${stranger.kid}-${i}` })));
+      const tokens = await Promise.all(Array.from({ length: 40 }, (_, i) => craftToken(claimsFor('mcp', clock.now()), { key: stranger.privateKey, kid: `${stranger.kid}-${i}` })));
       const fetchesBefore = jwks.fetches;
       const failuresBefore = (await metrics.jwksFetches.get()).values.find((v) => v.labels.result === 'error')?.value ?? 0;
       // Concurrent with the one refetch (which fails), then right after it, inside the cooldown.
@@ -155,7 +156,7 @@ describe('external Account (ACCOUNT_ISSUER + ACCOUNT_JWKS_URL)', () => {
       expect(jwks.fetches - fetchesBefore).to.equal(1);
       expect((await metrics.jwksFetches.get()).values.find((v) => v.labels.result === 'error')?.value).to.equal(failuresBefore + 1);
       // The held keys still verify.
-      expect((await get(probe, await craftToken(claimsFor(), { key: signing.privateKey, kid: signing.kid }))).status).to.equal(200);
+      expect((await get(probe, await craftToken(claimsFor('mcp', clock.now()), { key: signing.privateKey, kid: signing.kid }))).status).to.equal(200);
     } finally {
       jwks.failing = false;
     }
