@@ -10,7 +10,7 @@ import type { TestApp } from './test-app.js';
 import { DEMO } from '../../src/seed/ids.js';
 
 export async function loadTestAppKey(app: TestApp): Promise<AccountKey> {
-  return loadSigningKey(app.services.config, app.services.db);
+  return loadSigningKey(app.services.config, app.services.db, app.services.clock);
 }
 
 export interface CraftOptions {
@@ -21,9 +21,9 @@ export interface CraftOptions {
   readonly claims?: Record<string, unknown>;
 }
 
-/** Valid claims for ana at the app's MCP audience, one hour from now. */
+/** Valid claims for ana at the app's MCP audience, one hour from now on the app's clock. */
 export function buildDefaultClaims(app: TestApp, audience: 'mcp' | 'api' = 'mcp'): Record<string, unknown> {
-  const now = Math.floor(Date.now() / 1000);
+  const now = Math.floor(app.services.clock.now() / 1000);
   return {
     iss: app.services.auth.issuer,
     aud: app.services.auth.audiences[audience],

@@ -6,15 +6,15 @@
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import Koa from 'koa';
-import { startTestApp, type TestApp } from '../../helpers/index.js';
+import { startTestApp, type StartTestAppOptions, type TestApp } from '../../helpers/index.js';
 import { routes as generatedRoutes } from '../../../generated/registry.gen.js';
 import { loadSpec } from '../../../codegen/load-spec.js';
 import { planSpec } from '../../../codegen/plan-spec.js';
 import type { RouteDefinition } from '../../../src/runtime/types.js';
-import type { Config } from '../../../src/config.js';
 import { createOperationService } from '../../../src/api/execute.js';
 import { handlers } from '../../../generated/handlers.gen.js';
 import { createRestRouter } from '../../../src/http/rest.js';
+import { clockDate } from '../../../src/runtime/clock.js';
 
 export interface RestApp {
   readonly url: string;
@@ -52,7 +52,7 @@ export function loadPlannedRoutes(): Promise<readonly RouteDefinition[]> {
 
 async function serveOwnRouter(app: TestApp, routes: readonly RouteDefinition[]): Promise<{ url: string; close(): Promise<void> }> {
   const { services } = app;
-  const operations = createOperationService({ db: services.db, routes, handlers, budget: services.limits.budget });
+  const operations = createOperationService({ db: services.db, routes, handlers, budget: services.limits.budget, now: () => clockDate(services.clock) });
   const koa = new Koa();
   const router = createRestRouter({ operations, routes, auth: services.auth, limits: services.limits });
   koa.use(router.routes()).use(router.allowedMethods());
@@ -70,7 +70,7 @@ async function serveOwnRouter(app: TestApp, routes: readonly RouteDefinition[]):
 
 const EMAILS = { ana: 'ana@demo.test', bruno: 'bruno@demo.test', carla: 'carla@demo.test' } as const;
 
-export async function startRestApp(options: { config?: Partial<Config> } = {}): Promise<RestApp> {
+export async function startRestApp(options: StartTestAppOptions = {}): Promise<RestApp> {
   const app = await startTestApp(options);
   const routes = generatedRoutes.length > 0 ? generatedRoutes : await loadPlannedRoutes();
   const own = generatedRoutes.length > 0 ? null : await serveOwnRouter(app, routes);
