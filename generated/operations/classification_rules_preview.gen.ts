@@ -15,7 +15,27 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "rules",
+        "permission": "rules.manage",
+        "scopes": [
+          "finance.rules.write"
+        ]
+      },
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.view",
+        "scopes": [
+          "finance.reconciliations"
+        ]
+      }
+    ],
+    "sums": [
+      "reconciliations"
+    ]
   },
   "title": "Preview Classification Rule",
   "description": "Previews the rule on unreconciled statement lines; changes nothing.",

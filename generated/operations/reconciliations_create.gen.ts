@@ -18,7 +18,64 @@ export const operation: OperationDefinition = {
     "idempotent": false,
     "confirmation": {
       "describer": "reconciliation"
-    }
+    },
+    "changes": [
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.manage",
+        "scopes": [
+          "finance.reconciliations.write"
+        ]
+      },
+      {
+        "kind": "payables",
+        "permission": "payables.settle",
+        "scopes": [
+          "finance.payables.write",
+          "finance.money.write"
+        ]
+      },
+      {
+        "kind": "receivables",
+        "permission": "receivables.settle",
+        "scopes": [
+          "finance.receivables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.manage",
+        "scopes": [
+          "finance.reconciliations.write",
+          "finance.money.write"
+        ]
+      },
+      {
+        "kind": "payables",
+        "permission": "payables.view",
+        "scopes": [
+          "finance.payables"
+        ]
+      },
+      {
+        "kind": "receivables",
+        "permission": "receivables.view",
+        "scopes": [
+          "finance.receivables"
+        ]
+      },
+      {
+        "kind": "transactions",
+        "permission": "transactions.view",
+        "scopes": [
+          "finance.transactions"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Reconcile Statement Lines",
   "description": "Reconciles one account's statement lines with the titles or transactions they pay (amounts must balance), settling open titles. Moves money.",

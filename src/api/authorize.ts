@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import { ApiError } from './errors.js';
 import type { Caller } from '../identity/caller.js';
 import type { WorkspaceHint } from './service.js';
-import type { OperationRef } from '../runtime/types.js';
+import type { OperationRef, ResourceAccess } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
 import { findMissingScopes } from '../identity/scopes.js';
 
@@ -18,12 +18,22 @@ export function assertMembership(caller: Caller): void {
   }
 }
 
-/** Every scope of the operation's security requirement must be granted by the token. */
+const grantsAll = (caller: Caller) => (access: ResourceAccess): boolean => findMissingScopes(caller.scopes, access.scopes).length === 0;
+const holdsIt = (caller: Caller) => (access: ResourceAccess): boolean => holdsPermission(caller, access.permission);
+
+/**
+ * Every scope of the operation's security requirement must be granted by the token, and every
+ * scope of each resource it changes (`OperationRef.changes`, docs/security.md#resources-touched).
+ */
 export function assertScope(caller: Caller, op: OperationRef): void {
-  if (findMissingScopes(caller.scopes, op.scopes).length === 0) return;
-  throw new ApiError('insufficient_scope', 'The token scope does not reach this operation.', {
-    required: [...op.scopes],
-    granted: [...caller.scopes].sort(),
+  const granted = [...caller.scopes].sort();
+  if (findMissingScopes(caller.scopes, op.scopes).length > 0) {
+    throw new ApiError('insufficient_scope', 'The token scope does not reach this operation.', { required: [...op.scopes], granted });
+  }
+  const change = op.changes.find((access) => !grantsAll(caller)(access));
+  if (change === undefined) return;
+  throw new ApiError('insufficient_scope', `The token scope does not reach the ${change.kind} this operation changes.`, {
+    required: [...change.scopes], granted, resource: change.kind,
   });
 }
 
@@ -34,19 +44,35 @@ export function holdsPermission(caller: Caller, permission: string): boolean {
   return membership.isAdmin || permission === '' || membership.permissions.has(permission);
 }
 
-/** The person must hold the operation's panel permission (`x-kobana-permission`). */
+/** The person must hold the operation's panel permission (`x-kobana-permission`) and that of each resource it changes. */
 export function assertPermission(caller: Caller, op: OperationRef): void {
-  if (holdsPermission(caller, op.permission)) return;
-  throw new ApiError('insufficient_permission', 'The person lacks the permission this operation needs; an organization admin must grant it.', {
-    permission: op.permission,
+  if (!holdsPermission(caller, op.permission)) {
+    throw new ApiError('insufficient_permission', 'The person lacks the permission this operation needs; an organization admin must grant it.', {
+      permission: op.permission,
+    });
+  }
+  const change = op.changes.find((access) => !holdsIt(caller)(access));
+  if (change === undefined) return;
+  throw new ApiError('insufficient_permission', `The person lacks the permission to change the ${change.kind} this operation changes; an organization admin must grant it.`, {
+    permission: change.permission, resource: change.kind,
   });
 }
 
-/** Membership, scope and permission without touching the database (filters `tools/list`). */
+/** Membership, scope and permission (the operation's and its changes') without touching the database (filters `tools/list`). */
 export function canReach(caller: Caller, op: OperationRef): boolean {
   const membership = caller.membership;
   if (membership === null || membership.status !== 'active') return false;
-  return findMissingScopes(caller.scopes, op.scopes).length === 0 && holdsPermission(caller, op.permission);
+  if (findMissingScopes(caller.scopes, op.scopes).length > 0 || !holdsPermission(caller, op.permission)) return false;
+  return op.changes.every((access) => grantsAll(caller)(access) && holdsIt(caller)(access));
+}
+
+/**
+ * The kinds of `OperationRef.shows` the caller may not read (a permission or a scope missing),
+ * sorted: their records are left out of the result and named in `meta.omitted`.
+ */
+export function findOmittedKinds(caller: Caller, op: OperationRef): ReadonlySet<string> {
+  const omitted = op.shows.filter((access) => !grantsAll(caller)(access) || !holdsIt(caller)(access)).map((access) => access.kind);
+  return new Set([...omitted].sort());
 }
 
 /**
