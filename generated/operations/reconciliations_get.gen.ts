@@ -85,6 +85,28 @@ export const operation: OperationDefinition = {
         "version"
       ],
       "properties": {
+        "meta": {
+          "description": "Present when records of other kinds were left out of the answer.",
+          "type": "object",
+          "required": [
+            "omitted"
+          ],
+          "properties": {
+            "omitted": {
+              "description": "Present when records were left out: the kinds (`payables`, …) the caller lacks the permission or scope to read (docs/security.md#resources-touched).",
+              "type": "array",
+              "examples": [
+                [
+                  "payables"
+                ]
+              ],
+              "items": {
+                "type": "string"
+              }
+            }
+          },
+          "additionalProperties": false
+        },
         "id": {
           "description": "The reconciliation id.",
           "type": "string",

@@ -406,6 +406,7 @@ export const operation: OperationDefinition = {
           }
         },
         "meta": {
+          "description": "The page's meta, for a list whose rows may carry records of other kinds.",
           "type": "object",
           "required": [
             "next_cursor"
@@ -420,8 +421,21 @@ export const operation: OperationDefinition = {
               "examples": [
                 "eyJrIjpbIjIwMjYtMDMtMTAiXX0"
               ]
+            },
+            "omitted": {
+              "description": "Present when records were left out: the kinds (`payables`, …) the caller lacks the permission or scope to read (docs/security.md#resources-touched).",
+              "type": "array",
+              "examples": [
+                [
+                  "payables"
+                ]
+              ],
+              "items": {
+                "type": "string"
+              }
             }
-          }
+          },
+          "additionalProperties": false
         }
       },
       "additionalProperties": false
