@@ -13,6 +13,7 @@ import { startRestApp, type RestApp } from '../support/rest-app.js';
 import { buildSmallOfx } from '../support/coverage-requests.js';
 import { checkLedger } from '../support/ledger.js';
 import { loadFixtures, type Fixtures } from '../rules/support.js';
+import { modernRequest, postMcp } from '../../mcp/support/wire.js';
 
 const M = DEMO.workspaces.matriz;
 const RECONCILIATION_ONLY = ['reconciliations.view', 'reconciliations.manage'];
@@ -96,6 +97,21 @@ describe(`M2: reconciliation needs the permissions of the titles it shows and se
     expect(done.body.summary).to.include(s.description);
     expect(await statusOf(s.payableId)).to.equal('paid');
     expect((await checkLedger(api.app.services.db, M)).violations).to.deep.equal([]);
+  });
+
+  it('tools/list hides finance_reconciliations_create from a member without the title permissions, and shows it with them', async () => {
+    const toolNames = async () => {
+      const { body, headers } = modernRequest(1, 'tools/list');
+      const token = await api.app.mintToken({ person: DEMO.emails.bruno, scope: 'finance.all.write' });
+      const response = await postMcp(`${api.url}/mcp`, body, { authorization: `Bearer ${token}`, ...headers });
+      return (response.json as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+    };
+    await setBrunoPermissions(RECONCILIATION_ONLY);
+    const without = await toolNames();
+    expect(without).to.include('finance_statements_list').and.include('finance_reconciliations_get');
+    expect(without).to.not.include('finance_reconciliations_create').and.not.include('finance_reconciliations_delete');
+    await setBrunoPermissions(WITH_TITLES);
+    expect(await toolNames()).to.include('finance_reconciliations_create').and.include('finance_reconciliations_delete');
   });
 
   it('a token without the payables scopes: the payable is left out, and reconciling it is refused for insufficient_scope', async () => {
