@@ -175,6 +175,14 @@ describe(`permission matrix: every operation × every resource it changes or sho
         }
         if (quiet !== null) expect(await snapshot(db), `${label}: a read changed the workspace`).to.equal(quiet);
       }
+      // With everything it declares, nothing is left out: the omissions above come from the one thing missing.
+      if (cases.some((c) => 'omitted' in c.expected)) {
+        const needs = declaredNeeds(op);
+        const input = toInput(route, await deriveRequest(route, take));
+        const result = await service.execute({ operationId: op.operationId, caller: callerWith(needs.permissions, needs.scopes), workspace: { argument: M }, input });
+        const body = (result.kind === 'done' ? result.output.body : undefined) as { meta?: { omitted?: string[] } } | undefined;
+        expect(body?.meta?.omitted, `${op.operationId}: with every declared permission and scope`).to.equal(undefined);
+      }
       expect((await checkLedger(db, M)).violations).to.deep.equal([]);
     });
   }
