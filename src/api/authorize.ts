@@ -1,6 +1,7 @@
 /**
  * Authorization checks shared by REST and MCP (docs/security.md (resolving the workspace, check order)): membership, scope,
- * permission, and workspace resolution. Each failure throws the exact `ApiError` code of the
+ * permission (the operation's and those of the resources it changes), the kinds of records a
+ * caller may not be shown (docs/security.md#resources-touched), and workspace resolution. Each failure throws the exact `ApiError` code of the
  * catalogue with its `details`; the order of the checks is `OperationService`'s business.
  */
 import type { Kysely } from 'kysely';
@@ -18,8 +19,10 @@ export function assertMembership(caller: Caller): void {
   }
 }
 
-const grantsAll = (caller: Caller) => (access: ResourceAccess): boolean => findMissingScopes(caller.scopes, access.scopes).length === 0;
-const holdsIt = (caller: Caller) => (access: ResourceAccess): boolean => holdsPermission(caller, access.permission);
+/** Whether the token grants every scope of one resource the operation touches. */
+function grantsAccessScopes(caller: Caller, access: ResourceAccess): boolean {
+  return findMissingScopes(caller.scopes, access.scopes).length === 0;
+}
 
 /**
  * Every scope of the operation's security requirement must be granted by the token, and every
@@ -30,7 +33,7 @@ export function assertScope(caller: Caller, op: OperationRef): void {
   if (findMissingScopes(caller.scopes, op.scopes).length > 0) {
     throw new ApiError('insufficient_scope', 'The token scope does not reach this operation.', { required: [...op.scopes], granted });
   }
-  const change = op.changes.find((access) => !grantsAll(caller)(access));
+  const change = op.changes.find((access) => !grantsAccessScopes(caller, access));
   if (change === undefined) return;
   throw new ApiError('insufficient_scope', `The token scope does not reach the ${change.kind} this operation changes.`, {
     required: [...change.scopes], granted, resource: change.kind,
@@ -51,7 +54,7 @@ export function assertPermission(caller: Caller, op: OperationRef): void {
       permission: op.permission,
     });
   }
-  const change = op.changes.find((access) => !holdsIt(caller)(access));
+  const change = op.changes.find((access) => !holdsPermission(caller, access.permission));
   if (change === undefined) return;
   throw new ApiError('insufficient_permission', `The person lacks the permission to change the ${change.kind} this operation changes; an organization admin must grant it.`, {
     permission: change.permission, resource: change.kind,
@@ -63,7 +66,7 @@ export function canReach(caller: Caller, op: OperationRef): boolean {
   const membership = caller.membership;
   if (membership === null || membership.status !== 'active') return false;
   if (findMissingScopes(caller.scopes, op.scopes).length > 0 || !holdsPermission(caller, op.permission)) return false;
-  return op.changes.every((access) => grantsAll(caller)(access) && holdsIt(caller)(access));
+  return op.changes.every((access) => grantsAccessScopes(caller, access) && holdsPermission(caller, access.permission));
 }
 
 /**
@@ -71,8 +74,8 @@ export function canReach(caller: Caller, op: OperationRef): boolean {
  * sorted: their records are left out of the result and named in `meta.omitted`.
  */
 export function findOmittedKinds(caller: Caller, op: OperationRef): ReadonlySet<string> {
-  const omitted = op.shows.filter((access) => !grantsAll(caller)(access) || !holdsIt(caller)(access)).map((access) => access.kind);
-  return new Set([...omitted].sort());
+  const omitted = op.shows.filter((access) => !grantsAccessScopes(caller, access) || !holdsPermission(caller, access.permission));
+  return new Set(omitted.map((access) => access.kind).sort());
 }
 
 /**
