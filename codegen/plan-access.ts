@@ -5,7 +5,7 @@
  * permission or kind, a write declared on a read, or a Kobana operation without the extension
  * fails the build, naming the operation.
  */
-import type { HttpMethod, ResourceAccess } from '../src/runtime/types.js';
+import type { HttpMethod, JsonSchema, ResourceAccess, SuccessResponse } from '../src/runtime/types.js';
 import { permissionKind, resolveChange, resolveShow, RESOURCE_KINDS } from '../src/identity/resource-access.js';
 import { CodegenError } from './errors.js';
 
@@ -87,4 +87,22 @@ export function planAccess(subject: AccessSubject, extension: unknown, kobanaSpe
     throw new CodegenError('INVALID_EXTENSION', subject.file, `${at}/sums/${stray}`, `x-kobana-touches.sums of ${subject.operationId}: ${sums[stray]} is not a kind of the permission catalogue`);
   }
   return { changes, shows, sums };
+}
+
+/** Whether a JSON body schema declares `meta.omitted` (directly or on the items of a list's page). */
+function declaresOmitted(schema: JsonSchema): boolean {
+  const meta = (schema['properties'] as Record<string, JsonSchema> | undefined)?.['meta'];
+  return (meta?.['properties'] as Record<string, unknown> | undefined)?.['omitted'] !== undefined;
+}
+
+/**
+ * An operation that may leave out records of another kind says so in its contract: its success
+ * body declares `meta.omitted` (openapi/README.md, `OmittedMeta` / `OmittingListMeta`), so REST
+ * clients and the tool's outputSchema know the field.
+ */
+export function checkOmittedDeclared(subject: AccessSubject, access: PlannedAccess, success: SuccessResponse): void {
+  const foreign = access.shows.filter((entry) => entry.permission !== subject.permission);
+  if (foreign.length === 0 || success.kind !== 'json' || declaresOmitted(success.schema)) return;
+  throw new CodegenError('INVALID_EXTENSION', subject.file, `${subject.pointer}/x-kobana-touches/shows`,
+    `${subject.operationId} may leave out ${foreign.map((entry) => entry.kind).join(', ')} records: its success response must declare meta.omitted (OmittedMeta)`);
 }

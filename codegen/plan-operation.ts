@@ -6,7 +6,7 @@
  */
 import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
 import { classifyOperation } from './classify.js';
-import { planAccess } from './plan-access.js';
+import { checkOmittedDeclared, planAccess } from './plan-access.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
 import { deriveOperationSlug, toSnakeCase } from './naming.js';
@@ -91,7 +91,10 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
   const mcp = extractMcp(ctx, pointer, operation);
   const scopes = extractScopes(operation.security ?? ctx.defaultSecurity);
   const permission = extractPermission(ctx, pointer, path, method, operation);
-  const access = planAccess({ file: ctx.file, pointer, operationId, method, permission, scopes }, operation['x-kobana-touches'], ctx.kobanaSpec);
+  const subject = { file: ctx.file, pointer, operationId, method, permission, scopes };
+  const access = planAccess(subject, operation['x-kobana-touches'], ctx.kobanaSpec);
+  const successResponse = extractSuccessResponse(operation.responses);
+  checkOmittedDeclared(subject, access, successResponse);
   return {
     file: ctx.file,
     pointer,
@@ -114,7 +117,7 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
     list,
     requestBody: extractRequestBody(operation.requestBody),
     successStatus: extractSuccessStatus(operation.responses),
-    successResponse: extractSuccessResponse(operation.responses),
+    successResponse,
     tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string' && tag !== '') : [],
     mcp,
     confirm: operation['x-kobana-confirm'],

@@ -322,6 +322,8 @@ describe('generate() on bad specs', function () {
       ['badsum.yaml', { changes: [], shows: [], sums: ['ledgers'] }, '/x-kobana-touches/sums/0', /ledgers is not a kind/],
       ['noshows.yaml', { changes: [] }, '/x-kobana-touches', /changes and shows \(both required\)/],
       ['getwrites.yaml', { changes: ['payables.manage'], shows: [] }, '/x-kobana-touches/changes', /payables\.list is a GET: it changes nothing/],
+      // Leaving out another kind's records is declared in the contract: the answer's meta.omitted.
+      ['undeclared.yaml', { changes: [], shows: ['payables', 'receivables'] }, '/x-kobana-touches/shows', /may leave out receivables records: .*must declare meta\.omitted/],
     ];
     for (const [name, touches, at, message] of cases) {
       const broken = variant(name, (doc) => { doc.paths['/v1/payables'].get['x-kobana-touches'] = touches; });
