@@ -9,7 +9,7 @@
  *   src/auth  ·  src/http  ·  src/oauth  ·  src/dispatch, src/confirmation  ·  src/mcp (the MCP core)
  *   src/mcp/features: resources → prompts → completions, composed by src/mcp/features/index.ts
  *   src/*.ts (wiring: app, bootstrap, main, startup, starting-app)
- * generated/ and codegen/ stand apart: they reach only src/runtime.
+ * generated/ and codegen/ stand apart: they reach only src/runtime (codegen/ also the catalogue in src/identity).
  *
  * TypeScript 7 has no JavaScript compiler API, so the files are parsed with swc (`@swc/core`);
  * `tsPreCompilationDeps` keeps type-only imports in the graph, so they obey the rules too.
@@ -32,10 +32,10 @@ module.exports = {
     },
     {
       name: 'codegen-not-src',
-      comment: 'codegen/ never imports src/ logic; it may read the shared src/runtime types only.',
+      comment: 'codegen/ never imports src/ logic; it may read the shared src/runtime types, and src/identity (the permission catalogue and scope grammar, import-free) to resolve x-kobana-touches.',
       severity: 'error',
       from: { path: '^codegen/' },
-      to: { path: '^src/', pathNot: '^src/runtime/' },
+      to: { path: '^src/', pathNot: '^src/(runtime|identity)/' },
     },
     {
       name: 'src-not-build-or-tests',

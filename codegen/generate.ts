@@ -10,6 +10,7 @@ import { checkHandlers, collectHandlers } from './handlers.js';
 import { loadSpec } from './load-spec.js';
 import { SchemaProfileError, toSchemaProfile, type ClientSchemaProfile } from '../src/runtime/schema-profiles.js';
 import { planSpec, type SpecPlan } from './plan-spec.js';
+import { PERMISSIONS_TABLE_FILE, renderPermissionsTable } from './emit/permissions-table.js';
 
 /**
  * The tools exactly as `tools/list` (2025-06-18 and later) shows them to a caller who reaches all of them. Tools are
@@ -83,6 +84,7 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
   }
   const files = await formatAndCheck(rendered, { typeCheck: options.typeCheck ?? true, specFile: spec.file, unchecked });
   files.set(TOOLS_LIST_FILE, renderToolsList(plan));
+  files.set(PERMISSIONS_TABLE_FILE, renderPermissionsTable(plan.operations.map((planned) => planned.definition.operation)));
   for (const [profile, file] of Object.entries(PROFILE_FILES) as [ClientSchemaProfile, string][]) files.set(file, renderProfileInputs(plan, profile));
   return { plan, files, warnings };
 }

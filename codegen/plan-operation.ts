@@ -6,6 +6,7 @@
  */
 import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
 import { classifyOperation } from './classify.js';
+import { checkOmittedDeclared, planAccess } from './plan-access.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
 import { deriveOperationSlug, toSnakeCase } from './naming.js';
@@ -88,6 +89,12 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
   const description = typeof operation.description === 'string' ? operation.description.trim() : '';
   const movesMoney = operation['x-kobana-moves-money'] === true;
   const mcp = extractMcp(ctx, pointer, operation);
+  const scopes = extractScopes(operation.security ?? ctx.defaultSecurity);
+  const permission = extractPermission(ctx, pointer, path, method, operation);
+  const subject = { file: ctx.file, pointer, operationId, method, permission, scopes };
+  const access = planAccess(subject, operation['x-kobana-touches'], ctx.kobanaSpec);
+  const successResponse = extractSuccessResponse(operation.responses);
+  checkOmittedDeclared(subject, access, successResponse);
   return {
     file: ctx.file,
     pointer,
@@ -98,18 +105,19 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
       operationId,
       method,
       path,
-      scopes: extractScopes(operation.security ?? ctx.defaultSecurity),
-      permission: extractPermission(ctx, pointer, path, method, operation),
+      scopes,
+      permission,
       movesMoney,
       workspaceScoped: operation['x-kobana-workspace'] !== false,
       ...classifyOperation({ file: ctx.file, pointer }, method, declaredOperationId, movesMoney, mcp.annotations),
       confirmation: null,
+      ...access,
     },
     parameters: all.filter((p) => !listMembers.has(p)),
     list,
     requestBody: extractRequestBody(operation.requestBody),
     successStatus: extractSuccessStatus(operation.responses),
-    successResponse: extractSuccessResponse(operation.responses),
+    successResponse,
     tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string' && tag !== '') : [],
     mcp,
     confirm: operation['x-kobana-confirm'],

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "accounts",
+        "permission": "accounts.manage",
+        "scopes": [
+          "finance.accounts.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "accounts",
+        "permission": "accounts.manage",
+        "scopes": [
+          "finance.accounts.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Create Account",
   "description": "Creates a financial account with a zero balance (an opening balance is a transaction).",

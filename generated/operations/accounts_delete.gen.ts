@@ -18,7 +18,18 @@ export const operation: OperationDefinition = {
     "confirmation": {
       "template": "Delete account {name}?",
       "target": "accounts.get"
-    }
+    },
+    "changes": [
+      {
+        "kind": "accounts",
+        "permission": "accounts.delete",
+        "scopes": [
+          "finance.accounts.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Delete Account",
   "description": "Deletes an account. One with transactions → `CONFLICT` (set `active: false` instead).",

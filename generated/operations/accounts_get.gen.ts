@@ -15,7 +15,20 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "accounts",
+        "permission": "accounts.view",
+        "scopes": [
+          "finance.accounts"
+        ]
+      }
+    ],
+    "sums": [
+      "transactions"
+    ]
   },
   "title": "Get Account",
   "description": "Returns one financial account with its current `balance` (may be negative).",

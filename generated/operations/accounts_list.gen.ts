@@ -15,7 +15,20 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "accounts",
+        "permission": "accounts.view",
+        "scopes": [
+          "finance.accounts"
+        ]
+      }
+    ],
+    "sums": [
+      "transactions"
+    ]
   },
   "title": "List Accounts",
   "description": "Lists financial accounts (balances only on `finance_accounts_get`).",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "accounts",
+        "permission": "accounts.manage",
+        "scopes": [
+          "finance.accounts.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "accounts",
+        "permission": "accounts.manage",
+        "scopes": [
+          "finance.accounts.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Account",
   "description": "Changes the given fields; retire an account with history by `active: false`.",

@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "activity",
+        "permission": "activity.view",
+        "scopes": [
+          "finance.activity"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Activity",
   "description": "Lists the write log: who, via which `channel`, which `operation` on which record.",

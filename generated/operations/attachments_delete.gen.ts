@@ -18,7 +18,18 @@ export const operation: OperationDefinition = {
     "confirmation": {
       "template": "Delete attachment {title|file_name}?",
       "target": "attachments.get"
-    }
+    },
+    "changes": [
+      {
+        "kind": "attachments",
+        "permission": "attachments.delete",
+        "scopes": [
+          "finance.attachments.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Delete Attachment",
   "description": "Deletes an attachment. A linked one → `CONFLICT` (unlink it first).",

@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "attachments",
+        "permission": "attachments.view",
+        "scopes": [
+          "finance.attachments"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Download Attachment",
   "description": "Returns the file's metadata and `download_path` (GET it over /v1 with an API token), never its bytes.",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "attachments",
+        "permission": "attachments.manage",
+        "scopes": [
+          "finance.attachments.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "attachments",
+        "permission": "attachments.manage",
+        "scopes": [
+          "finance.attachments.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Link Attachment",
   "description": "Links an attachment to a payable, receivable or transaction (several allowed). The same link twice → `CONFLICT`.",

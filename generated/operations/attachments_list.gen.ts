@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "attachments",
+        "permission": "attachments.view",
+        "scopes": [
+          "finance.attachments"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Attachments",
   "description": "Lists attachments; `parent_id` gives a record's files.",

@@ -17,7 +17,18 @@ export const operation: OperationDefinition = {
     "idempotent": true,
     "confirmation": {
       "describer": "attachment-link"
-    }
+    },
+    "changes": [
+      {
+        "kind": "attachments",
+        "permission": "attachments.manage",
+        "scopes": [
+          "finance.attachments.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Unlink Attachment",
   "description": "Unlinks an attachment from a payable, receivable or transaction; the file stays.",

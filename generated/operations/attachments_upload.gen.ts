@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "attachments",
+        "permission": "attachments.manage",
+        "scopes": [
+          "finance.attachments.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "attachments",
+        "permission": "attachments.manage",
+        "scopes": [
+          "finance.attachments.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Upload Attachment",
   "description": "Stores a file (≤ 10 MB) to link with `finance_attachments_link`; PDF, PNG and JPEG bytes must match `content_type`.",

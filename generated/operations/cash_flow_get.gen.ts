@@ -15,7 +15,14 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [],
+    "sums": [
+      "payables",
+      "receivables",
+      "transactions"
+    ]
   },
   "title": "Project Cash Flow",
   "description": "Cash in and out per period, realised and projected (open titles by due date), with the running balance; overdue apart.",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "categories",
+        "permission": "categories.manage",
+        "scopes": [
+          "finance.categories.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "categories",
+        "permission": "categories.manage",
+        "scopes": [
+          "finance.categories.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Create Category",
   "description": "Creates a category; `parent_id` nests it under a category of the same `type` (three levels at most).",

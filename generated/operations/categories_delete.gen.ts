@@ -18,7 +18,18 @@ export const operation: OperationDefinition = {
     "confirmation": {
       "template": "Delete category {name}?",
       "target": "categories.get"
-    }
+    },
+    "changes": [
+      {
+        "kind": "categories",
+        "permission": "categories.delete",
+        "scopes": [
+          "finance.categories.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Delete Category",
   "description": "Deletes a category. One with children → `UNPROCESSABLE_ENTITY`; one in use → `CONFLICT`.",

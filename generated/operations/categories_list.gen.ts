@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "categories",
+        "permission": "categories.view",
+        "scopes": [
+          "finance.categories"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Categories",
   "description": "Lists categories (payables use `debit`, receivables `credit`); `parent_id` and `level` walk the chart.",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "categories",
+        "permission": "categories.manage",
+        "scopes": [
+          "finance.categories.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "categories",
+        "permission": "categories.manage",
+        "scopes": [
+          "finance.categories.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Category",
   "description": "Renames a category; its `type` and parent stay.",

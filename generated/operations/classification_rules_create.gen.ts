@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "rules",
+        "permission": "rules.manage",
+        "scopes": [
+          "finance.rules.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "rules",
+        "permission": "rules.manage",
+        "scopes": [
+          "finance.rules.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Create Classification Rule",
   "description": "Creates a rule: criteria (all must match) and actions. Check it with `finance_classification_rules_preview`.",

@@ -18,7 +18,18 @@ export const operation: OperationDefinition = {
     "confirmation": {
       "template": "Delete classification rule {name}?",
       "target": "classification_rules.get"
-    }
+    },
+    "changes": [
+      {
+        "kind": "rules",
+        "permission": "rules.manage",
+        "scopes": [
+          "finance.rules.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Delete Classification Rule",
   "description": "Deletes a rule; past classifications stay.",

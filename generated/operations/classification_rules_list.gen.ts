@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "rules",
+        "permission": "rules.view",
+        "scopes": [
+          "finance.rules"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Classification Rules",
   "description": "Lists classification rules in order; the first active match classifies a statement line or new title.",

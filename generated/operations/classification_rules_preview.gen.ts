@@ -15,7 +15,27 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "rules",
+        "permission": "rules.manage",
+        "scopes": [
+          "finance.rules.write"
+        ]
+      },
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.view",
+        "scopes": [
+          "finance.reconciliations"
+        ]
+      }
+    ],
+    "sums": [
+      "reconciliations"
+    ]
   },
   "title": "Preview Classification Rule",
   "description": "Previews the rule on unreconciled statement lines; changes nothing.",
@@ -46,6 +66,28 @@ export const operation: OperationDefinition = {
         "statement_lines"
       ],
       "properties": {
+        "meta": {
+          "description": "Present when records of other kinds were left out of the answer.",
+          "type": "object",
+          "required": [
+            "omitted"
+          ],
+          "properties": {
+            "omitted": {
+              "description": "Present when records were left out: the kinds (`payables`, …) the caller lacks the permission or scope to read (docs/security.md#resources-touched).",
+              "type": "array",
+              "examples": [
+                [
+                  "payables"
+                ]
+              ],
+              "items": {
+                "type": "string"
+              }
+            }
+          },
+          "additionalProperties": false
+        },
         "rule_id": {
           "description": "The rule.",
           "type": "string",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "rules",
+        "permission": "rules.manage",
+        "scopes": [
+          "finance.rules.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "rules",
+        "permission": "rules.manage",
+        "scopes": [
+          "finance.rules.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Classification Rule",
   "description": "Changes the fields given; `null` clears a criterion or action.",

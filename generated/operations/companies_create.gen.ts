@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "companies",
+        "permission": "companies.manage",
+        "scopes": [
+          "finance.companies.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "companies",
+        "permission": "companies.manage",
+        "scopes": [
+          "finance.companies.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Create Company",
   "description": "Registers a company (legal entity). A `cnpj` already registered → `CONFLICT`.",

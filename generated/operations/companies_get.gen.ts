@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "companies",
+        "permission": "companies.view",
+        "scopes": [
+          "finance.companies"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Get Company",
   "description": "Returns one company.",

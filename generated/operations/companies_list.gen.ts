@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "companies",
+        "permission": "companies.view",
+        "scopes": [
+          "finance.companies"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Companies",
   "description": "Lists companies (legal entities); filter by `cnpj` to find one.",

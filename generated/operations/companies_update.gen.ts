@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "companies",
+        "permission": "companies.manage",
+        "scopes": [
+          "finance.companies.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "companies",
+        "permission": "companies.manage",
+        "scopes": [
+          "finance.companies.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Company",
   "description": "Changes the given fields.",

@@ -18,7 +18,18 @@ export const operation: OperationDefinition = {
     "confirmation": {
       "template": "Delete cost center {name}?",
       "target": "cost_centers.get"
-    }
+    },
+    "changes": [
+      {
+        "kind": "cost_centers",
+        "permission": "cost_centers.delete",
+        "scopes": [
+          "finance.cost_centers.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Delete Cost Center",
   "description": "Deletes a cost center. One in use → `CONFLICT` (set `active: false` instead).",

@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "cost_centers",
+        "permission": "cost_centers.view",
+        "scopes": [
+          "finance.cost_centers"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Cost Centers",
   "description": "Lists cost centers.",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "cost_centers",
+        "permission": "cost_centers.manage",
+        "scopes": [
+          "finance.cost_centers.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "cost_centers",
+        "permission": "cost_centers.manage",
+        "scopes": [
+          "finance.cost_centers.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Cost Center",
   "description": "Changes the given fields.",

@@ -15,7 +15,12 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [],
+    "sums": [
+      "payables"
+    ]
   },
   "title": "Aggregate Payables",
   "description": "Payable counts and totals by status, optionally per group (instead of summing the list).",

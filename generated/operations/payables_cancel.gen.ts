@@ -17,7 +17,26 @@ export const operation: OperationDefinition = {
     "idempotent": false,
     "confirmation": {
       "describer": "title"
-    }
+    },
+    "changes": [
+      {
+        "kind": "payables",
+        "permission": "payables.manage",
+        "scopes": [
+          "finance.payables.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "payables",
+        "permission": "payables.manage",
+        "scopes": [
+          "finance.payables.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Cancel Payable",
   "description": "Cancels a pending payable (kept, with `status: cancelled`).",

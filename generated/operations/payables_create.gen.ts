@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "payables",
+        "permission": "payables.manage",
+        "scopes": [
+          "finance.payables.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "payables",
+        "permission": "payables.manage",
+        "scopes": [
+          "finance.payables.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Create Payable",
   "description": "Creates a pending payable.",

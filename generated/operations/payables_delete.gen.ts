@@ -17,7 +17,18 @@ export const operation: OperationDefinition = {
     "idempotent": true,
     "confirmation": {
       "describer": "title"
-    }
+    },
+    "changes": [
+      {
+        "kind": "payables",
+        "permission": "payables.delete",
+        "scopes": [
+          "finance.payables.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Delete Payable",
   "description": "Deletes a payable and its settlement, if paid. Irreversible; `finance_payables_cancel` keeps the history.",

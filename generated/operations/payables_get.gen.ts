@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "payables",
+        "permission": "payables.view",
+        "scopes": [
+          "finance.payables"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Get Payable",
   "description": "Returns one payable with its settlement fields and `attachments_count`.",

@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "payables",
+        "permission": "payables.view",
+        "scopes": [
+          "finance.payables"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Payables",
   "description": "Lists payables (what the company owes). This week: `status` pending, `due_date` gte/lte; late: `overdue`.",

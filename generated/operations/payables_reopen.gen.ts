@@ -18,7 +18,28 @@ export const operation: OperationDefinition = {
     "idempotent": false,
     "confirmation": {
       "describer": "title"
-    }
+    },
+    "changes": [
+      {
+        "kind": "payables",
+        "permission": "payables.settle",
+        "scopes": [
+          "finance.payables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "payables",
+        "permission": "payables.settle",
+        "scopes": [
+          "finance.payables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Reopen Payable",
   "description": "Undoes a settlement: deletes its transaction; the payable is `pending` again. Moves money back.",

@@ -18,7 +18,28 @@ export const operation: OperationDefinition = {
     "idempotent": false,
     "confirmation": {
       "describer": "title"
-    }
+    },
+    "changes": [
+      {
+        "kind": "payables",
+        "permission": "payables.settle",
+        "scopes": [
+          "finance.payables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "payables",
+        "permission": "payables.settle",
+        "scopes": [
+          "finance.payables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Settle (Pay) Payable",
   "description": "Pays a pending payable: debits amount + interest − discount from the account. Moves money. Undo: `finance_payables_reopen`.",

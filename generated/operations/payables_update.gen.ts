@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "payables",
+        "permission": "payables.manage",
+        "scopes": [
+          "finance.payables.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "payables",
+        "permission": "payables.manage",
+        "scopes": [
+          "finance.payables.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Payable",
   "description": "Changes the given fields of a pending payable (reopen a paid one first); to pay: `finance_payables_settle`.",

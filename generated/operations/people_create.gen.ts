@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "people",
+        "permission": "people.manage",
+        "scopes": [
+          "finance.people.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "people",
+        "permission": "people.manage",
+        "scopes": [
+          "finance.people.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Create Person",
   "description": "Registers a vendor or customer; a CPF/CNPJ already used → `CONFLICT` (search `finance_people_list` first).",

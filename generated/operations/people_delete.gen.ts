@@ -18,7 +18,18 @@ export const operation: OperationDefinition = {
     "confirmation": {
       "template": "Delete person {name}?",
       "target": "people.get"
-    }
+    },
+    "changes": [
+      {
+        "kind": "people",
+        "permission": "people.delete",
+        "scopes": [
+          "finance.people.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Delete Person",
   "description": "Hides a vendor or customer (soft delete; titles keep their history).",

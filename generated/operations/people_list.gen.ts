@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "people",
+        "permission": "people.view",
+        "scopes": [
+          "finance.people"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List People",
   "description": "Lists vendors and customers; find one by `document_number` or exact `name`.",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "people",
+        "permission": "people.manage",
+        "scopes": [
+          "finance.people.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "people",
+        "permission": "people.manage",
+        "scopes": [
+          "finance.people.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Person",
   "description": "Changes the given fields.",

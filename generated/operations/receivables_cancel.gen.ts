@@ -17,7 +17,26 @@ export const operation: OperationDefinition = {
     "idempotent": false,
     "confirmation": {
       "describer": "title"
-    }
+    },
+    "changes": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.manage",
+        "scopes": [
+          "finance.receivables.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.manage",
+        "scopes": [
+          "finance.receivables.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Cancel Receivable",
   "description": "Cancels a pending receivable (kept, with `status: cancelled`).",

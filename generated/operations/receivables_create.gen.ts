@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.manage",
+        "scopes": [
+          "finance.receivables.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.manage",
+        "scopes": [
+          "finance.receivables.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Create Receivable",
   "description": "Creates a pending receivable.",

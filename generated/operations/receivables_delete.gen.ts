@@ -17,7 +17,18 @@ export const operation: OperationDefinition = {
     "idempotent": true,
     "confirmation": {
       "describer": "title"
-    }
+    },
+    "changes": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.delete",
+        "scopes": [
+          "finance.receivables.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Delete Receivable",
   "description": "Deletes a receivable and its settlement, if received. Irreversible; `finance_receivables_cancel` keeps the history.",

@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.view",
+        "scopes": [
+          "finance.receivables"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Get Receivable",
   "description": "Returns one receivable with its settlement fields and `attachments_count`.",

@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.view",
+        "scopes": [
+          "finance.receivables"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Receivables",
   "description": "Lists receivables (what customers owe). This week: `status` pending, `due_date` gte/lte; late: `overdue`.",

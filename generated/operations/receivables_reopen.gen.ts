@@ -18,7 +18,28 @@ export const operation: OperationDefinition = {
     "idempotent": false,
     "confirmation": {
       "describer": "title"
-    }
+    },
+    "changes": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.settle",
+        "scopes": [
+          "finance.receivables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.settle",
+        "scopes": [
+          "finance.receivables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Reopen Receivable",
   "description": "Undoes a settlement: deletes its transaction; the receivable is `pending` again. Moves money back.",

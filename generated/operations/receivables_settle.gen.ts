@@ -18,7 +18,28 @@ export const operation: OperationDefinition = {
     "idempotent": false,
     "confirmation": {
       "describer": "title"
-    }
+    },
+    "changes": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.settle",
+        "scopes": [
+          "finance.receivables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.settle",
+        "scopes": [
+          "finance.receivables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Settle (Receive) Receivable",
   "description": "Receives a pending receivable: credits amount + interest − discount to the account. Moves money. Undo: `finance_receivables_reopen`.",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.manage",
+        "scopes": [
+          "finance.receivables.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "receivables",
+        "permission": "receivables.manage",
+        "scopes": [
+          "finance.receivables.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Receivable",
   "description": "Changes the given fields of a pending receivable (reopen a received one first); to receive: `finance_receivables_settle`.",

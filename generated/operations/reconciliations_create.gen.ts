@@ -18,7 +18,64 @@ export const operation: OperationDefinition = {
     "idempotent": false,
     "confirmation": {
       "describer": "reconciliation"
-    }
+    },
+    "changes": [
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.manage",
+        "scopes": [
+          "finance.reconciliations.write"
+        ]
+      },
+      {
+        "kind": "payables",
+        "permission": "payables.settle",
+        "scopes": [
+          "finance.payables.write",
+          "finance.money.write"
+        ]
+      },
+      {
+        "kind": "receivables",
+        "permission": "receivables.settle",
+        "scopes": [
+          "finance.receivables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.manage",
+        "scopes": [
+          "finance.reconciliations.write",
+          "finance.money.write"
+        ]
+      },
+      {
+        "kind": "payables",
+        "permission": "payables.view",
+        "scopes": [
+          "finance.payables"
+        ]
+      },
+      {
+        "kind": "receivables",
+        "permission": "receivables.view",
+        "scopes": [
+          "finance.receivables"
+        ]
+      },
+      {
+        "kind": "transactions",
+        "permission": "transactions.view",
+        "scopes": [
+          "finance.transactions"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Reconcile Statement Lines",
   "description": "Reconciles one account's statement lines with the titles or transactions they pay (amounts must balance), settling open titles. Moves money.",
@@ -133,6 +190,28 @@ export const operation: OperationDefinition = {
         "version"
       ],
       "properties": {
+        "meta": {
+          "description": "Present when records of other kinds were left out of the answer.",
+          "type": "object",
+          "required": [
+            "omitted"
+          ],
+          "properties": {
+            "omitted": {
+              "description": "Present when records were left out: the kinds (`payables`, …) the caller lacks the permission or scope to read (docs/security.md#resources-touched).",
+              "type": "array",
+              "examples": [
+                [
+                  "payables"
+                ]
+              ],
+              "items": {
+                "type": "string"
+              }
+            }
+          },
+          "additionalProperties": false
+        },
         "id": {
           "description": "The reconciliation id.",
           "type": "string",

@@ -19,7 +19,34 @@ export const operation: OperationDefinition = {
     "confirmation": {
       "template": "Undo the reconciliation of {summary}?",
       "target": "reconciliations.get"
-    }
+    },
+    "changes": [
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.manage",
+        "scopes": [
+          "finance.reconciliations.write"
+        ]
+      },
+      {
+        "kind": "payables",
+        "permission": "payables.settle",
+        "scopes": [
+          "finance.payables.write",
+          "finance.money.write"
+        ]
+      },
+      {
+        "kind": "receivables",
+        "permission": "receivables.settle",
+        "scopes": [
+          "finance.receivables.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Undo Reconciliation",
   "description": "Undoes a reconciliation: frees its lines and reopens the titles it settled.",

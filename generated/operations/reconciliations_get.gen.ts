@@ -15,7 +15,39 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.view",
+        "scopes": [
+          "finance.reconciliations"
+        ]
+      },
+      {
+        "kind": "payables",
+        "permission": "payables.view",
+        "scopes": [
+          "finance.payables"
+        ]
+      },
+      {
+        "kind": "receivables",
+        "permission": "receivables.view",
+        "scopes": [
+          "finance.receivables"
+        ]
+      },
+      {
+        "kind": "transactions",
+        "permission": "transactions.view",
+        "scopes": [
+          "finance.transactions"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Get Reconciliation",
   "description": "Returns one reconciliation with its statement lines and linked records.",
@@ -53,6 +85,28 @@ export const operation: OperationDefinition = {
         "version"
       ],
       "properties": {
+        "meta": {
+          "description": "Present when records of other kinds were left out of the answer.",
+          "type": "object",
+          "required": [
+            "omitted"
+          ],
+          "properties": {
+            "omitted": {
+              "description": "Present when records were left out: the kinds (`payables`, …) the caller lacks the permission or scope to read (docs/security.md#resources-touched).",
+              "type": "array",
+              "examples": [
+                [
+                  "payables"
+                ]
+              ],
+              "items": {
+                "type": "string"
+              }
+            }
+          },
+          "additionalProperties": false
+        },
         "id": {
           "description": "The reconciliation id.",
           "type": "string",

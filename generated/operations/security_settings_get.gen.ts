@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "security",
+        "permission": "security.view",
+        "scopes": [
+          "finance.security"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Get Security Settings",
   "description": "Returns the Seguridad settings of the workspace: the actions blocked per channel. REST only (never an MCP tool).",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "security",
+        "permission": "security.manage",
+        "scopes": [
+          "finance.security.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "security",
+        "permission": "security.manage",
+        "scopes": [
+          "finance.security.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Security Settings",
   "description": "Replaces the blocked-action list of the channels given (`api`, `mcp`); a channel left out keeps its list. REST only: an agent must never be able to unblock itself, so this is not an MCP tool.",

@@ -15,7 +15,20 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.manage",
+        "scopes": [
+          "finance.reconciliations.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": [
+      "reconciliations"
+    ]
   },
   "title": "Import Bank Statement",
   "description": "Imports an OFX statement (base64, ≤ 10 MB) into the account's statement lines, skipping FITIDs already imported.",

@@ -15,7 +15,39 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.view",
+        "scopes": [
+          "finance.reconciliations"
+        ]
+      },
+      {
+        "kind": "payables",
+        "permission": "payables.view",
+        "scopes": [
+          "finance.payables"
+        ]
+      },
+      {
+        "kind": "receivables",
+        "permission": "receivables.view",
+        "scopes": [
+          "finance.receivables"
+        ]
+      },
+      {
+        "kind": "transactions",
+        "permission": "transactions.view",
+        "scopes": [
+          "finance.transactions"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Statement Lines",
   "description": "Lists an account's statement lines, newest first; unreconciled ones carry match `suggestions`.",
@@ -374,6 +406,7 @@ export const operation: OperationDefinition = {
           }
         },
         "meta": {
+          "description": "The page's meta, for a list whose rows may carry records of other kinds.",
           "type": "object",
           "required": [
             "next_cursor"
@@ -388,8 +421,21 @@ export const operation: OperationDefinition = {
               "examples": [
                 "eyJrIjpbIjIwMjYtMDMtMTAiXX0"
               ]
+            },
+            "omitted": {
+              "description": "Present when records were left out: the kinds (`payables`, …) the caller lacks the permission or scope to read (docs/security.md#resources-touched).",
+              "type": "array",
+              "examples": [
+                [
+                  "payables"
+                ]
+              ],
+              "items": {
+                "type": "string"
+              }
             }
-          }
+          },
+          "additionalProperties": false
         }
       },
       "additionalProperties": false

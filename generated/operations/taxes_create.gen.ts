@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "taxes",
+        "permission": "taxes.manage",
+        "scopes": [
+          "finance.taxes.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "taxes",
+        "permission": "taxes.manage",
+        "scopes": [
+          "finance.taxes.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Create Tax",
   "description": "Creates a withholding tax. A name already used → `CONFLICT`.",

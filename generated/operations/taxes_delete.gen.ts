@@ -18,7 +18,18 @@ export const operation: OperationDefinition = {
     "confirmation": {
       "template": "Delete tax {name}?",
       "target": "taxes.get"
-    }
+    },
+    "changes": [
+      {
+        "kind": "taxes",
+        "permission": "taxes.delete",
+        "scopes": [
+          "finance.taxes.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Delete Tax",
   "description": "Deletes a withholding tax (to keep its history set `active: false` instead).",

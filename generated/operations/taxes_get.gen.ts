@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "taxes",
+        "permission": "taxes.view",
+        "scopes": [
+          "finance.taxes"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Get Tax",
   "description": "Returns one tax.",

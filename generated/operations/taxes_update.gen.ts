@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "taxes",
+        "permission": "taxes.manage",
+        "scopes": [
+          "finance.taxes.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "taxes",
+        "permission": "taxes.manage",
+        "scopes": [
+          "finance.taxes.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Tax",
   "description": "Changes the given fields.",

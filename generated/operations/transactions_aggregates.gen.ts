@@ -15,7 +15,12 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [],
+    "sums": [
+      "transactions"
+    ]
   },
   "title": "Aggregate Transactions",
   "description": "Transaction count, credits, debits and net, optionally per group (instead of summing the list).",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": false,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "transactions",
+        "permission": "transactions.manage",
+        "scopes": [
+          "finance.transactions.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "transactions",
+        "permission": "transactions.manage",
+        "scopes": [
+          "finance.transactions.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Create Transaction",
   "description": "Records a manual movement (e.g. a bank fee); settlements and transfers have their own tools.",

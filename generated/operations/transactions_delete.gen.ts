@@ -17,7 +17,18 @@ export const operation: OperationDefinition = {
     "idempotent": true,
     "confirmation": {
       "describer": "transaction"
-    }
+    },
+    "changes": [
+      {
+        "kind": "transactions",
+        "permission": "transactions.delete",
+        "scopes": [
+          "finance.transactions.write"
+        ]
+      }
+    ],
+    "shows": [],
+    "sums": []
   },
   "title": "Delete Transaction",
   "description": "Deletes a manual transaction (for one from a settlement or transfer, reopen the title instead).",

@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "transactions",
+        "permission": "transactions.view",
+        "scopes": [
+          "finance.transactions"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Transactions",
   "description": "Lists transactions; an account's statement: `financial_account_id` and an `occurred_at` range.",

@@ -15,7 +15,26 @@ export const operation: OperationDefinition = {
     "readOnly": false,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [
+      {
+        "kind": "transactions",
+        "permission": "transactions.manage",
+        "scopes": [
+          "finance.transactions.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "transactions",
+        "permission": "transactions.manage",
+        "scopes": [
+          "finance.transactions.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Update Transaction",
   "description": "Changes the given fields; a settlement's or transfer's transaction takes only `description`, `category_id`, `person_id`, `cost_center_allocations`.",

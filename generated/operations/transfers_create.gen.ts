@@ -18,7 +18,28 @@ export const operation: OperationDefinition = {
     "idempotent": false,
     "confirmation": {
       "describer": "transfer"
-    }
+    },
+    "changes": [
+      {
+        "kind": "transactions",
+        "permission": "transactions.transfer",
+        "scopes": [
+          "finance.transactions.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "shows": [
+      {
+        "kind": "transactions",
+        "permission": "transactions.transfer",
+        "scopes": [
+          "finance.transactions.write",
+          "finance.money.write"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Transfer Between Accounts",
   "description": "Moves `amount` between two different accounts (a debit and a credit, atomically). Moves money.",

@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "transactions",
+        "permission": "transactions.view",
+        "scopes": [
+          "finance.transactions"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "Get Transfer",
   "description": "Returns one transfer with its debit and credit transaction ids.",

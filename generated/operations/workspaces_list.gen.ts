@@ -15,7 +15,18 @@ export const operation: OperationDefinition = {
     "readOnly": true,
     "destructive": false,
     "idempotent": true,
-    "confirmation": null
+    "confirmation": null,
+    "changes": [],
+    "shows": [
+      {
+        "kind": "workspaces",
+        "permission": "workspaces.view",
+        "scopes": [
+          "finance.workspaces"
+        ]
+      }
+    ],
+    "sums": []
   },
   "title": "List Workspaces",
   "description": "Lists your workspaces; pass one's `id` as `workspace_id`.",

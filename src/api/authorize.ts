@@ -1,13 +1,14 @@
 /**
  * Authorization checks shared by REST and MCP (docs/security.md (resolving the workspace, check order)): membership, scope,
- * permission, and workspace resolution. Each failure throws the exact `ApiError` code of the
+ * permission (the operation's and those of the resources it changes), the kinds of records a
+ * caller may not be shown (docs/security.md#resources-touched), and workspace resolution. Each failure throws the exact `ApiError` code of the
  * catalogue with its `details`; the order of the checks is `OperationService`'s business.
  */
 import type { Kysely } from 'kysely';
 import { ApiError } from './errors.js';
 import type { Caller } from '../identity/caller.js';
 import type { WorkspaceHint } from './service.js';
-import type { OperationRef } from '../runtime/types.js';
+import type { OperationRef, ResourceAccess } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
 import { findMissingScopes } from '../identity/scopes.js';
 
@@ -18,12 +19,24 @@ export function assertMembership(caller: Caller): void {
   }
 }
 
-/** Every scope of the operation's security requirement must be granted by the token. */
+/** Whether the token grants every scope of one resource the operation touches. */
+function grantsAccessScopes(caller: Caller, access: ResourceAccess): boolean {
+  return findMissingScopes(caller.scopes, access.scopes).length === 0;
+}
+
+/**
+ * Every scope of the operation's security requirement must be granted by the token, and every
+ * scope of each resource it changes (`OperationRef.changes`, docs/security.md#resources-touched).
+ */
 export function assertScope(caller: Caller, op: OperationRef): void {
-  if (findMissingScopes(caller.scopes, op.scopes).length === 0) return;
-  throw new ApiError('insufficient_scope', 'The token scope does not reach this operation.', {
-    required: [...op.scopes],
-    granted: [...caller.scopes].sort(),
+  const granted = [...caller.scopes].sort();
+  if (findMissingScopes(caller.scopes, op.scopes).length > 0) {
+    throw new ApiError('insufficient_scope', 'The token scope does not reach this operation.', { required: [...op.scopes], granted });
+  }
+  const change = op.changes.find((access) => !grantsAccessScopes(caller, access));
+  if (change === undefined) return;
+  throw new ApiError('insufficient_scope', `The token scope does not reach the ${change.kind} this operation changes.`, {
+    required: [...change.scopes], granted, resource: change.kind,
   });
 }
 
@@ -34,19 +47,35 @@ export function holdsPermission(caller: Caller, permission: string): boolean {
   return membership.isAdmin || permission === '' || membership.permissions.has(permission);
 }
 
-/** The person must hold the operation's panel permission (`x-kobana-permission`). */
+/** The person must hold the operation's panel permission (`x-kobana-permission`) and that of each resource it changes. */
 export function assertPermission(caller: Caller, op: OperationRef): void {
-  if (holdsPermission(caller, op.permission)) return;
-  throw new ApiError('insufficient_permission', 'The person lacks the permission this operation needs; an organization admin must grant it.', {
-    permission: op.permission,
+  if (!holdsPermission(caller, op.permission)) {
+    throw new ApiError('insufficient_permission', 'The person lacks the permission this operation needs; an organization admin must grant it.', {
+      permission: op.permission,
+    });
+  }
+  const change = op.changes.find((access) => !holdsPermission(caller, access.permission));
+  if (change === undefined) return;
+  throw new ApiError('insufficient_permission', `The person lacks the permission to change the ${change.kind} this operation changes; an organization admin must grant it.`, {
+    permission: change.permission, resource: change.kind,
   });
 }
 
-/** Membership, scope and permission without touching the database (filters `tools/list`). */
+/** Membership, scope and permission (the operation's and its changes') without touching the database (filters `tools/list`). */
 export function canReach(caller: Caller, op: OperationRef): boolean {
   const membership = caller.membership;
   if (membership === null || membership.status !== 'active') return false;
-  return findMissingScopes(caller.scopes, op.scopes).length === 0 && holdsPermission(caller, op.permission);
+  if (findMissingScopes(caller.scopes, op.scopes).length > 0 || !holdsPermission(caller, op.permission)) return false;
+  return op.changes.every((access) => grantsAccessScopes(caller, access) && holdsPermission(caller, access.permission));
+}
+
+/**
+ * The kinds of `OperationRef.shows` the caller may not read (a permission or a scope missing),
+ * sorted: their records are left out of the result and named in `meta.omitted`.
+ */
+export function findOmittedKinds(caller: Caller, op: OperationRef): ReadonlySet<string> {
+  const omitted = op.shows.filter((access) => !grantsAccessScopes(caller, access) || !holdsPermission(caller, access.permission));
+  return new Set(omitted.map((access) => access.kind).sort());
 }
 
 /**

@@ -73,6 +73,11 @@ export interface OperationContext {
   /** Bound to the operation's transaction when it writes. */
   readonly db: Kysely<Database>;
   readonly now: () => Date;
+  /**
+   * The kinds of the operation's `shows` the caller may not read (docs/security.md#resources-touched):
+   * their records are left out of the result (src/api/omitted.ts). Absent: nothing is left out.
+   */
+  readonly omitted?: ReadonlySet<string>;
 }
 
 export type OperationHandler = (ctx: OperationContext, input: OperationInput) => Promise<OperationOutput>;

@@ -1,6 +1,7 @@
 /**
  * createOperationService: the OperationService over the generated route table. Runs the checks
- * of docs/security.md#check-order-and-error-catalogue in order — membership → scope → permission → workspace → arguments →
+ * of docs/security.md#check-order-and-error-catalogue in order — membership → scope → permission (both with the
+ * resources the operation changes) → workspace → arguments →
  * Seguridad → API budget → hooks → confirmation → (transaction: confirmation proof consumed →
  * idempotency → operation) — and nothing else; transports map requests/responses, operation
  * modules hold the business rules. A destructive call on the `mcp` channel runs only with a
@@ -20,7 +21,8 @@ import {
   isConfirmationProof,
   type ApiBudget, type ConfirmationProof, type ExecuteRequest, type ExecuteResult, type OperationService, type PreparedCall, type WorkspaceHint,
 } from './service.js';
-import { assertMembership, assertPermission, assertScope, canReach, resolveWorkspace } from './authorize.js';
+import { assertMembership, assertPermission, assertScope, canReach, findOmittedKinds, resolveWorkspace } from './authorize.js';
+import { markOmitted } from './omitted.js';
 import { assertSafeInput, compileRouteValidator, type ArgumentsValidator } from './validation.js';
 import { assertNotBlocked } from './seguridad.js';
 import { findReplay, hashRequest, storeResponse, type IdempotencyScope } from './idempotency.js';
@@ -85,12 +87,17 @@ interface WriteAnswer {
   readonly replayed: boolean;
 }
 
+/** The name a request is hashed under for its Idempotency-Key: the operation, and the kinds its caller may not read. */
+function visibleAs(operationId: string, omitted: ReadonlySet<string>): string {
+  return omitted.size === 0 ? operationId : `${operationId} omitted:${[...omitted].join(',')}`;
+}
+
 export function createOperationService(deps: OperationServiceDeps): OperationService {
   const operations = indexRoutes(deps);
   const now = deps.now ?? (() => clockDate(systemClock));
 
   async function runWrite(
-    prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest, proof: ConfirmationProof | undefined,
+    prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest, proof: ConfirmationProof | undefined, omitted: ReadonlySet<string>,
   ): Promise<WriteAnswer> {
     const { operation, caller, workspaceId, input } = prepared;
     const compiled = operations.get(operation.operationId);
@@ -98,7 +105,9 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const scope: IdempotencyScope | null = input.idempotencyKey && workspaceId && compiled?.idempotent
       ? { workspaceId, personId: caller.personId, key: input.idempotencyKey, operationId: operation.operationId }
       : null;
-    const hash = scope ? hashRequest(operation.operationId, input) : '';
+    // What the caller may read is part of the request: a replay under another token that reads
+    // less is a different request (CONFLICT), never the stored answer with records it may not see.
+    const hash = scope ? hashRequest(visibleAs(operation.operationId, omitted), input) : '';
     try {
       return await deps.db.transaction().execute(async (trx) => {
         // The confirmation is burnt with the write or not at all (docs/security.md#confirmation).
@@ -109,7 +118,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
           const replay = await findReplay(trx, scope, hash, startedAt);
           if (replay) return { output: replay, replayed: true };
         }
-        const ctx: ListAwareContext = { caller, workspaceId, db: trx, now, listSpec: route?.list ?? null };
+        const ctx: ListAwareContext = { caller, workspaceId, db: trx, now, listSpec: route?.list ?? null, omitted };
         const output = await handler(ctx, input);
         if (scope) await storeResponse(trx, scope, hash, output, startedAt);
         return { output, replayed: false };
@@ -170,12 +179,14 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const proof = checkConfirmationProof(caller, operation, offered);
     if (proof === 'missing') return { kind: 'needs_confirmation', prepared };
     const answered = { ...(budget ? { budget } : {}) };
+    // The records of kinds the caller may not read are left out (docs/security.md#resources-touched).
+    const omitted = findOmittedKinds(caller, operation);
     if (operation.method === 'GET') {
-      const ctx: ListAwareContext = { caller, workspaceId, db: deps.db, now, listSpec: compiled.route.list };
-      return { kind: 'done', output: await handler(ctx, request.input), replayed: false, ...answered };
+      const ctx: ListAwareContext = { caller, workspaceId, db: deps.db, now, listSpec: compiled.route.list, omitted };
+      return { kind: 'done', output: markOmitted(await handler(ctx, request.input), omitted), replayed: false, ...answered };
     }
-    const { output, replayed } = await runWrite(prepared, handler, request, proof);
-    return { kind: 'done', output, replayed, ...answered };
+    const { output, replayed } = await runWrite(prepared, handler, request, proof, omitted);
+    return { kind: 'done', output: markOmitted(output, omitted), replayed, ...answered };
   }
 
   return {

@@ -28,3 +28,9 @@ export const ALL_PERMISSIONS: readonly string[] = [
   'rules.view',
   'rules.manage',
 ].sort();
+
+/**
+ * The permissions that move money: a change under one of them also needs `finance.money.write`
+ * (src/identity/resource-access.ts), as the operations granted by them do (openapi/README.md).
+ */
+export const MONEY_PERMISSIONS: readonly string[] = ['payables.settle', 'receivables.settle', 'transactions.transfer'];

@@ -37,6 +37,26 @@ export interface OperationRef {
   readonly idempotent: boolean;
   /** How the person is asked to confirm a destructive call (`x-kobana-confirm`); null when not destructive. */
   readonly confirmation: ConfirmationSpec | null;
+  /**
+   * `x-kobana-touches.changes`: the resources the operation writes, each with the permission and
+   * scopes a caller needs for it (all required, like the operation's own; docs/security.md#resources-touched).
+   */
+  readonly changes: readonly ResourceAccess[];
+  /** `x-kobana-touches.shows`: the resources whose records its result carries; records of a kind the caller cannot read are left out. */
+  readonly shows: readonly ResourceAccess[];
+  /** `x-kobana-touches.sums`: the kinds its aggregated totals add up (governed by the operation's own permission). */
+  readonly sums: readonly string[];
+}
+
+/**
+ * One resource an operation touches, resolved by the generator against the permission catalogue
+ * and the scope grammar (src/identity/resource-access.ts): its kind (`payables`), the panel
+ * permission and every scope it needs.
+ */
+export interface ResourceAccess {
+  readonly kind: string;
+  readonly permission: string;
+  readonly scopes: readonly string[];
 }
 
 /**

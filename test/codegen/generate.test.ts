@@ -101,6 +101,10 @@ describe('generate() on the Kobana fixture spec', function () {
       readOnly: false, destructive: true, idempotent: false,
       // No x-kobana-confirm: the generic sentence over the record its own GET returns.
       confirmation: { template: 'Settle a payable {name|description|title|file_name|id}?', target: 'payables.get' },
+      // x-kobana-touches, resolved: the payable it settles and shows, under the operation's own permission and scopes.
+      changes: [{ kind: 'payables', permission: 'payables.settle', scopes: ['finance.payables.write', 'finance.money.write'] }],
+      shows: [{ kind: 'payables', permission: 'payables.settle', scopes: ['finance.payables.write', 'finance.money.write'] }],
+      sums: [],
     });
     expect(result.plan.routes.find((r) => r.operation.operationId === 'payables.settle')?.koaPath).to.equal('/v1/payables/:id/settle');
   });
@@ -158,7 +162,8 @@ describe('generate() on the Kobana fixture spec', function () {
   it('type-checks the output against src/runtime/types.ts (a wrong value fails the build)', async () => {
     const morph = await import('ts-morph');
     // The registry runs src/runtime/views.ts and is left to `tsc -p tsconfig.json` (generate.ts); the data modules are checked here.
-    const data = new Map([...result.files].filter(([relative]) => relative !== 'registry.gen.ts'));
+    // Only the TypeScript modules: permissions.gen.md is a document, not code.
+    const data = new Map([...result.files].filter(([relative]) => relative !== 'registry.gen.ts' && !relative.endsWith('.md')));
     const broken = new Map(data);
     const list = broken.get('operations/payables_list.gen.ts') ?? '';
     for (const [from, to] of [['"readOnly": true', '"readOnly": "yes"'], ['"operators": [\n', '"operators": ["like", '], ['"method": "GET"', '"method": "HEAD"']]) {
@@ -288,6 +293,42 @@ describe('generate() on bad specs', function () {
   it('fails a Kobana operation without x-kobana-permission', async () => {
     const file = variant('noperm.yaml', (doc) => { delete doc.paths['/v1/payables'].get['x-kobana-permission']; });
     await expectCodegenError(file, 'MISSING_EXTENSION', '#/paths/~1v1~1payables/get');
+  });
+
+  it('fails a Kobana operation without x-kobana-touches, naming it (docs/security.md#resources-touched)', async () => {
+    const file = variant('notouches.yaml', (doc) => { delete doc.paths['/v1/payables'].get['x-kobana-touches']; });
+    await expectCodegenError(file, 'MISSING_EXTENSION', '#/paths/~1v1~1payables/get', /x-kobana-touches is required .*payables\.list/);
+  });
+
+  it('resolves x-kobana-touches against the permission catalogue and the scope grammar, and fails what they do not define', async () => {
+    const file = variant('touches.yaml', (doc) => {
+      doc.paths['/v1/transfers'].post['x-kobana-touches'] = { changes: ['transactions.transfer', 'payables.settle'], shows: ['transactions', 'payables'], sums: ['receivables'] };
+    });
+    const ref = (await generate(file, { typeCheck: false })).plan.routes.find((r) => r.operation.operationId === 'transfers.create')?.operation;
+    // Settling payables needs the settle permission, the payables write scope and the money scope; showing them, the view permission and read scope.
+    expect(ref?.changes).to.deep.equal([
+      { kind: 'transactions', permission: 'transactions.transfer', scopes: ['finance.transactions.write', 'finance.money.write'] },
+      { kind: 'payables', permission: 'payables.settle', scopes: ['finance.payables.write', 'finance.money.write'] },
+    ]);
+    // Records of the operation's own kind are governed by its own permission and scopes.
+    expect(ref?.shows).to.deep.equal([
+      { kind: 'transactions', permission: 'transactions.transfer', scopes: ['finance.transactions.write', 'finance.money.write'] },
+      { kind: 'payables', permission: 'payables.view', scopes: ['finance.payables'] },
+    ]);
+    expect(ref?.sums).to.deep.equal(['receivables']);
+    const cases: [string, unknown, string, RegExp][] = [
+      ['badperm.yaml', { changes: ['payables.pay'], shows: [] }, '/x-kobana-touches/changes/0', /payables\.pay is not a permission of the catalogue/],
+      ['badkind.yaml', { changes: [], shows: ['statements'] }, '/x-kobana-touches/shows/0', /statements has no statements\.view permission/],
+      ['badsum.yaml', { changes: [], shows: [], sums: ['ledgers'] }, '/x-kobana-touches/sums/0', /ledgers is not a kind/],
+      ['noshows.yaml', { changes: [] }, '/x-kobana-touches', /changes and shows \(both required\)/],
+      ['getwrites.yaml', { changes: ['payables.manage'], shows: [] }, '/x-kobana-touches/changes', /payables\.list is a GET: it changes nothing/],
+      // Leaving out another kind's records is declared in the contract: the answer's meta.omitted.
+      ['undeclared.yaml', { changes: [], shows: ['payables', 'receivables'] }, '/x-kobana-touches/shows', /may leave out receivables records: .*must declare meta\.omitted/],
+    ];
+    for (const [name, touches, at, message] of cases) {
+      const broken = variant(name, (doc) => { doc.paths['/v1/payables'].get['x-kobana-touches'] = touches; });
+      await expectCodegenError(broken, 'INVALID_EXTENSION', `#/paths/~1v1~1payables/get${at}`, message);
+    }
   });
 
   it('fails a destructive operation that has no confirmation sentence, naming it', async () => {

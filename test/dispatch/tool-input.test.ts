@@ -3,7 +3,7 @@ import { buildToolInput } from '../../src/dispatch/tool-input.js';
 import type { ToolDefinition } from '../../src/runtime/types.js';
 
 const operation = { operationId: 'payables.list', method: 'GET', path: '/v1/payables', scopes: [], permission: '', movesMoney: false, workspaceScoped: true,
-  readOnly: true, destructive: false, idempotent: true, confirmation: null } as const;
+  readOnly: true, destructive: false, idempotent: true, confirmation: null, changes: [], shows: [], sums: [] } as const;
 
 function tool(args: ToolDefinition['args']): ToolDefinition {
   return {

@@ -93,7 +93,8 @@ describe('docs/adding-an-endpoint.md, applied to a copy of the repository', func
   it('the generic suites cover both operations: tools/list, REST statuses, the spec\'s confirmation question, derived requests', function () {
     const grep = [READ.operationId, WRITE.operationId, READ.tool, WRITE.tool, 'shows the admin', 'limited member', 'derived for exactly the routes', 'classifies destructive', 'generated/registry.gen.ts']
       .map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
-    const files = ['test/api/coverage.test.ts', 'test/mcp/tools.test.ts', 'test/api/error-codes-all-routes.test.ts', 'test/confirmation/registry.test.ts', 'test/codegen/registry.test.ts'];
+    const files = ['test/api/coverage.test.ts', 'test/mcp/tools.test.ts', 'test/api/error-codes-all-routes.test.ts', 'test/confirmation/registry.test.ts', 'test/codegen/registry.test.ts',
+      'test/api/permission-matrix.test.ts'];
     const mocha = run(copy, 'npx', ['mocha', '--no-config', '--node-option', 'import=tsx', '--require', 'test/helpers/root-hooks.ts', '--extension', 'ts',
       '--timeout', '60000', '--exit', '--reporter', 'json', '--grep', grep, ...files]);
     const report = JSON.parse(mocha.stdout.slice(mocha.stdout.indexOf('{'))) as MochaReport;
@@ -110,6 +111,8 @@ describe('docs/adding-an-endpoint.md, applied to a copy of the repository', func
     expect(covering(READ.tool), 'the read is not destructive').to.deep.equal([]);
     // tools/list as generated (both tools included), bruno's derived list (the read included), derived requests, classification.
     for (const text of ['shows the admin', 'limited member', 'derived for exactly the routes', 'classifies destructive']) expect(covering(text), text).to.have.length(1);
+    // The permission matrix refuses the write-off to a caller missing what its x-kobana-touches declares.
+    expect(titles.filter((title) => title.startsWith('permission matrix') && title.includes(`${WRITE.operationId}: `)), 'permission matrix').to.have.length(1);
     // The invariants over every generated tool hold with the two new ones (no per-tool file to add).
     expect(covering('generated/registry.gen.ts'), 'registry invariants').to.have.length.greaterThanOrEqual(10);
     expect(mocha.status, mocha.stderr.slice(-2000)).to.equal(0);

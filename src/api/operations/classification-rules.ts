@@ -12,6 +12,7 @@ import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { defineOperations } from '../define-operations.js';
 import { ApiError } from '../errors.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+import { shows } from '../omitted.js';
 import { formatCents, formatMoneyOrNull, parseMoneyInputAllowZero } from '../money.js';
 import { auditJson, boolColumn, findInWorkspace, isUuid, readBody, requireWorkspace, toBool } from '../records.js';
 import { classify, loadRules } from '../rules/statements/classify.js';
@@ -139,7 +140,8 @@ export const handlers = defineOperations({
     return {
       body: {
         rule_id: rule.id, count: won.length,
-        statement_lines: won.slice(0, PREVIEW_LINES).map((line) => ({
+        // The count is a total; the lines themselves are records (docs/security.md#resources-touched).
+        statement_lines: !shows(ctx, 'reconciliations') ? [] : won.slice(0, PREVIEW_LINES).map((line) => ({
           id: line.id, posted_on: line.posted_on, amount: formatCents(line.amount_cents), description: line.description,
           category_id: rule.set_category_id ?? line.category_id, cost_center_id: rule.set_cost_center_id ?? line.cost_center_id,
           person_id: rule.set_person_id ?? line.person_id,

@@ -21,6 +21,7 @@ import { insertAudit, recordActivity } from '../audit.js';
 import { defineOperations } from '../define-operations.js';
 import { ApiError, validationError } from '../errors.js';
 import { formatCents } from '../money.js';
+import { kindOfType, shows } from '../omitted.js';
 import { findInWorkspace, isUniqueViolation, lockRow, readBody, requireWorkspace } from '../records.js';
 import { buildSettlementHandlers } from '../rules/settlement.js';
 import { PAYABLES, RECEIVABLES } from '../rules/title-records.js';
@@ -90,16 +91,18 @@ async function readReconciliation(ctx: OperationContext, id: string | undefined)
   const lineIds = items.filter((i) => i.item_type === 'statement_line').map((i) => i.item_id);
   const lines = lineIds.length === 0 ? [] : await ctx.db.selectFrom('statement_lines').selectAll().where('workspace_id', '=', workspaceId).where('id', 'in', lineIds)
     .orderBy('posted_on').orderBy('id').execute();
-  const records = items.filter((i) => i.item_type !== 'statement_line');
+  // The records of kinds the caller may not read are left out, names and amounts alike (docs/security.md#resources-touched).
+  const records = items.filter((i) => i.item_type !== 'statement_line' && shows(ctx, kindOfType(i.item_type)));
   const titleIds = records.filter((i) => i.item_type !== 'transaction').map((i) => i.item_id);
   const titles = titleIds.length === 0 ? [] : await ctx.db.selectFrom('titles').select(['id', 'description']).where('workspace_id', '=', workspaceId).where('id', 'in', titleIds).execute();
   const names = new Map(titles.map((t) => [t.id, t.description]));
   const total = lines.reduce((sum, l) => sum + (l.type === 'credit' ? 1 : -1) * Number(l.amount_cents), 0);
   const named = records.slice(0, 3).map((r) => (names.has(r.item_id) ? `${r.item_type} ${names.get(r.item_id)}` : r.item_type));
   const more = records.length > 3 ? ` and ${records.length - 3} more` : '';
+  const withRecords = records.length === 0 ? '' : ` with ${named.join(', ')}${more}`;
   return {
     id: row.id, financial_account_id: lines[0]?.financial_account_id ?? null, total: formatCents(total),
-    summary: `${lines.length} statement line${lines.length === 1 ? '' : 's'} (${formatCents(total)}) with ${named.join(', ')}${more}`,
+    summary: `${lines.length} statement line${lines.length === 1 ? '' : 's'} (${formatCents(total)})${withRecords}`,
     statement_lines: lines.map((l) => ({ id: l.id, posted_on: l.posted_on, type: l.type, amount: formatCents(l.amount_cents), description: l.description })),
     items: records.map((r) => ({ type: r.item_type, id: r.item_id, amount: formatCents(r.amount_cents), settled_here: r.settlement_transaction_id !== null })),
     created_at: row.created_at, created_by: row.created_by, created_via: row.created_via, version: Number(row.version),

@@ -34,7 +34,7 @@ export function buildFakeTools(): ToolDefinition[] {
   const op = (operationId: string, method: 'GET' | 'DELETE', scopes: string[], permission: string) =>
     ({
       operationId, method, path: '/v1/payables', scopes, permission, movesMoney: false, workspaceScoped: false,
-      readOnly: method === 'GET', destructive: method === 'DELETE', idempotent: true, confirmation: method === 'DELETE' ? { template: 'Delete {id}?', target: 'payables.get' } : null,
+      readOnly: method === 'GET', destructive: method === 'DELETE', idempotent: true, confirmation: method === 'DELETE' ? { template: 'Delete {id}?', target: 'payables.get' } : null, changes: [], shows: [], sums: [],
     });
   return [
     {

@@ -3,17 +3,20 @@
  * and unreconciled transactions on the line's account of the same direction (credit ↔ receivable
  * or credit transaction, debit ↔ payable or debit transaction) and the same amount, dated within
  * WINDOW_DAYS of the line. Score 1 on the same day, falling linearly to 1/(WINDOW_DAYS + 1) at the
- * edge. Two queries per page of lines (titles, transactions), whatever the page size.
+ * edge. Two queries per page of lines (titles, transactions), whatever the page size; a kind the
+ * caller may not read (`ctx.omitted`) is never queried.
  */
 import { sql, type Selectable } from 'kysely';
 import type { StatementLinesTable } from '../../../store/schema.js';
 import type { OperationContext } from '../../context.js';
 import { formatCents } from '../../money.js';
+import { kindOfType, shows } from '../../omitted.js';
 import { requireWorkspace } from '../../records.js';
 
 export const WINDOW_DAYS = 7;
 const MAX_SUGGESTIONS = 3;
 const DAY_MS = 86_400_000;
+const TITLE_KINDS = ['payable', 'receivable'] as const;
 
 export interface Suggestion {
   readonly type: 'payable' | 'receivable' | 'transaction';
@@ -48,10 +51,12 @@ export async function suggestMatches(ctx: OperationContext, lines: readonly Sele
   const from = shift(dates[0] as string, -WINDOW_DAYS);
   const to = shift(dates[dates.length - 1] as string, WINDOW_DAYS);
   const reconciled = (type: string, ref: string) => sql<boolean>`not exists (select 1 from reconciliation_items ri where ri.workspace_id = ${workspaceId} and ri.item_type = ${type} and ri.item_id = ${sql.ref(ref)})`;
-  const titles = await ctx.db.selectFrom('titles as t').select(['t.id', 't.kind', 't.description', 't.amount_cents', 't.due_date', 't.financial_account_id'])
-    .where('t.workspace_id', '=', workspaceId).where('t.status', '=', 'pending').where('t.amount_cents', 'in', amounts)
+  // Only records of kinds the caller may read are suggested (docs/security.md#resources-touched).
+  const titleKinds = TITLE_KINDS.filter((kind) => shows(ctx, kindOfType(kind)));
+  const titles = titleKinds.length === 0 ? [] : await ctx.db.selectFrom('titles as t').select(['t.id', 't.kind', 't.description', 't.amount_cents', 't.due_date', 't.financial_account_id'])
+    .where('t.workspace_id', '=', workspaceId).where('t.kind', 'in', titleKinds).where('t.status', '=', 'pending').where('t.amount_cents', 'in', amounts)
     .where('t.due_date', '>=', from).where('t.due_date', '<=', to).execute();
-  const moves = await ctx.db.selectFrom('transactions as x').select(['x.id', 'x.type', 'x.description', 'x.amount_cents', 'x.occurred_at', 'x.financial_account_id'])
+  const moves = !shows(ctx, kindOfType('transaction')) ? [] : await ctx.db.selectFrom('transactions as x').select(['x.id', 'x.type', 'x.description', 'x.amount_cents', 'x.occurred_at', 'x.financial_account_id'])
     .where('x.workspace_id', '=', workspaceId).where('x.amount_cents', 'in', amounts)
     .where('x.occurred_at', '>=', from).where('x.occurred_at', '<=', to).where(reconciled('transaction', 'x.id')).execute();
   const candidates: Candidate[] = [
