@@ -109,10 +109,14 @@ function run(cwd: string, command: string, args: string[], env: NodeJS.ProcessEn
   return spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
 }
 
-/** The work tree as it is (tracked and untracked, not ignored) in a fresh git repository, node_modules linked. */
+/**
+ * The work tree as it is (tracked and untracked, not ignored; files only) in a fresh git
+ * repository, node_modules linked. The link is excluded from the copy's git (`node_modules/` in
+ * .gitignore matches a folder, not a link), so the copy's own `npm test` can copy it again.
+ */
 function copyRepository(into: string): void {
   const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
-    .split('\0').filter((file) => file !== '' && fs.existsSync(path.join(ROOT, file)));
+    .split('\0').filter((file) => file !== '' && fs.existsSync(path.join(ROOT, file)) && fs.statSync(path.join(ROOT, file)).isFile());
   for (const file of files) {
     fs.mkdirSync(path.dirname(path.join(into, file)), { recursive: true });
     fs.copyFileSync(path.join(ROOT, file), path.join(into, file));
@@ -120,6 +124,8 @@ function copyRepository(into: string): void {
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(into, 'node_modules'), 'dir');
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=test@example.invalid', '-c', 'user.name=test', ...args], { cwd: into, stdio: 'ignore' });
   git('init', '-q');
+  fs.mkdirSync(path.join(into, '.git/info'), { recursive: true });
+  fs.appendFileSync(path.join(into, '.git/info/exclude'), '/node_modules\n');
   git('add', '-A');
   git('commit', '-q', '-m', 'copy');
 }
@@ -172,7 +178,7 @@ describe('docs/adding-an-endpoint.md, applied to a copy of the repository', func
     expect(generated.status, `npm run generate: ${generated.stderr}`).to.equal(0);
   });
   after(function () {
-    if (copy) fs.rmSync(copy, { recursive: true, force: true });
+    if (copy) for (const made of [copy, `${copy}-mocha-report.json`]) fs.rmSync(made, { recursive: true, force: true });
   });
 
   it('shows three operations: a GET returning a record, a list with two filters, a destructive POST with a confirmation sentence', function () {
@@ -201,7 +207,8 @@ describe('docs/adding-an-endpoint.md, applied to a copy of the repository', func
     // The two that a new endpoint broke before (issue 25, B1) are among them.
     expect(files, 'suites the page names').to.include.members(['test/mcp/token-budget.test.ts', 'test/hand-kept-lists.test.ts']);
     for (const file of files) expect(fs.existsSync(path.join(copy, file)), file).to.equal(true);
-    const output = path.join(copy, 'mocha-report.json');
+    // Outside the copy, so the copy's `git status` stays the example's alone.
+    const output = `${copy}-mocha-report.json`;
     const mocha = run(copy, 'npx', ['mocha', '--no-config', '--node-option', 'import=tsx', '--require', 'test/helpers/root-hooks.ts', '--extension', 'ts',
       '--timeout', '60000', '--exit', '--reporter', 'json', '--reporter-option', `output=${output}`, ...files]);
     expect(fs.existsSync(output), `mocha in the copy wrote no report: ${mocha.stderr.slice(-2000)}`).to.equal(true);
