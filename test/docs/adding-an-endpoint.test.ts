@@ -189,6 +189,19 @@ describe('docs/adding-an-endpoint.md, applied to a copy of the repository', func
     expect(byShape.write()?.confirm, 'the write has a confirmation sentence').to.be.a('string').and.match(/\{\w+(:brl)?\}.*\?$/);
   });
 
+  it('gives the example names no real endpoint has: a new suffix on the operationId, the path and the handler module', function () {
+    const contract = fs.readFileSync(path.join(ROOT, 'openapi/v1.yaml'), 'utf8');
+    for (const example of examples) {
+      expect(contract, example.operationId).to.not.include(example.operationId);
+      expect(contract, example.path).to.not.include(`${example.path}:`);
+      expect(fs.existsSync(path.join(ROOT, example.handler)), example.handler).to.equal(false);
+    }
+    // Whole names only: a longer name that starts with an example's is left alone.
+    const names = new Map([['receivables.list', 'receivables.list_x'], ['finance_receivables_list', 'finance_receivables_list_x']]);
+    expect(rename("'receivables.list' receivables.list_pending finance_receivables_list: finance_receivables_list_pending", names))
+      .to.equal("'receivables.list_x' receivables.list_pending finance_receivables_list_x: finance_receivables_list_pending");
+  });
+
   it('edits nothing but the spec, the handler modules and generated/', function () {
     const changed = changedFiles(copy);
     expect(changed.filter((file) => !file.startsWith('generated/')), 'edited outside generated/').to.deep.equal(['openapi/v1.yaml', ...examples.map((e) => e.handler)].sort());
