@@ -26,7 +26,11 @@ import { modernRequest, postMcp } from './support/wire.js';
 type Schema = { [key: string]: unknown };
 interface ListedTool { name: string; description: string; inputSchema: Schema }
 
-/** The caps that fail the suite; every one is met (or missed) by a new endpoint on its own. */
+/**
+ * The caps that fail the suite; every one is met (or missed) by a new endpoint on its own. The
+ * largest toolset measured 1,837 on 2026-12-02 (receivables, 9 tools): a resource can more than
+ * double before its tools must get tighter or it must be split.
+ */
 const BUDGET = { perTool: 600, perListTool: 900, perToolset: 4_000 } as const;
 
 /** Tokens of what a client puts in a model's function list for one tool. */
