@@ -14,8 +14,9 @@ type Schema = Record<string, unknown>;
 const routeOf = (operationId: string) => routes.find((r) => r.operation.operationId === operationId);
 
 describe('generated/registry.gen.ts', () => {
-  it('holds about 60 tools, one per non-excluded operation, sorted by name', () => {
-    expect(tools.length).to.be.within(55, 90);
+  // No upper bound: the API grows by endpoints (issue 25, Build 6); the floor catches a generator that lost operations.
+  it('holds at least 55 tools, one per non-excluded operation, sorted by name', () => {
+    expect(tools.length).to.be.at.least(55);
     expect(tools.length).to.equal(routes.filter((r) => !r.mcpExcluded).length);
     expect(tools.map((t) => t.name)).to.deep.equal([...tools.map((t) => t.name)].sort());
     expect(specSha256).to.match(/^[0-9a-f]{64}$/);

@@ -85,9 +85,15 @@ describe('typed results: outputSchema and structuredContent for every tool', fun
     expect(tools.filter((tool) => tool.output !== null).length).to.be.greaterThan(tools.length / 2);
   });
 
-  it('keeps every outputSchema of the whole list within 12,000 o200k tokens (its share of the 30,000 of tools/list)', function () {
-    const total = tools.reduce((sum, tool) => sum + (tool.output ? countTokens(JSON.stringify(tool.output.schema)) : 0), 0);
-    expect(total).to.be.at.most(12_000);
+  // A budget a new endpoint meets on its own (issue 25, Build 6): each outputSchema within 600 o200k
+  // tokens (the largest today, a list's, is ~390); the whole list's total is printed, not failed on,
+  // so the API can grow by endpoints that each meet their cap.
+  it('keeps each outputSchema within 600 o200k tokens, and prints the total', function () {
+    const counts = tools.filter((tool) => tool.output).map((tool) => ({ name: tool.name, tokens: countTokens(JSON.stringify(tool.output!.schema)) }));
+    expect(counts.length).to.be.greaterThan(0);
+    const total = counts.reduce((sum, { tokens }) => sum + tokens, 0);
+    console.log(`      outputSchemas: ${counts.length} tools, ${total} o200k tokens in all; largest ${Math.max(...counts.map((c) => c.tokens))}`);
+    for (const { name, tokens } of counts) expect(tokens, `${name}: ${tokens} tokens, cap 600 (outputSchema)`).to.be.at.most(600);
   });
 
   describe('a sample call of every tool', function () {
