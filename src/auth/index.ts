@@ -21,8 +21,9 @@ import { createBearer, type AuthLimits } from './bearer.js';
 import { createWellKnownRouter, PROTECTED_RESOURCE_PATH } from './well-known.js';
 import { createCallerLoader } from './caller.js';
 import { createMinter, type MintTokenOptions } from './mint.js';
-import type { ChallengeUrls } from './challenge.js';
+import type { ChallengeUrls, TokenFailureReason } from './challenge.js';
 import { buildAudiences } from './audiences.js';
+import { systemClock, type Clock } from '../runtime/clock.js';
 
 export { buildAudiences } from './audiences.js';
 
@@ -34,6 +35,7 @@ export interface AuthModule {
   readonly wellKnownRouter: Router;
   /** Sets ctx.state.identity, ctx.state.caller (channel mcp|api) and ctx.state.connectionWorkspaceId. */
   bearer(audience: Audience, limits: AuthLimits): Koa.Middleware;
+  /** Throws `RevokedTokenError` (src/auth/caller.ts) for a revoked token. */
   loadCaller(identity: Identity, channel: Channel): Promise<Caller>;
   /** Embedded Account only: its signing key (the embedded OAuth server signs with it too, src/oauth). */
   readonly accountKey: AccountKey | null;
@@ -55,7 +57,8 @@ export interface AuthOptions {
   readonly jwksNow?: () => number;
   /** Replicas of the embedded Account: minimum interval between key re-reads on an unknown `kid`. */
   readonly accountKeysReloadCooldownMs?: number;
-  readonly revocationTtlMs?: number;
+  /** The process's clock (src/runtime/clock.ts): revocation timestamps. */
+  readonly clock?: Clock;
 }
 
 export async function createAuth(config: Config, db: Kysely<Database>, logger: Logger, metrics: Metrics, options: AuthOptions = {}): Promise<AuthModule> {
@@ -84,10 +87,13 @@ export async function createAuth(config: Config, db: Kysely<Database>, logger: L
   const challenge: ChallengeUrls = {
     resourceMetadata: { mcp: `${config.publicUrl}${PROTECTED_RESOURCE_PATH}`, api: `${config.publicUrl}${PROTECTED_RESOURCE_PATH}/v1` },
   };
-  const revocation = createRevocationList(db, options.revocationTtlMs);
+  const clock = options.clock ?? systemClock;
+  const revocation = createRevocationList(db, () => clock.now());
+  const onFailure = (reason: TokenFailureReason | 'account_unavailable'): void => {
+    metrics.tokenVerificationFailures.inc({ reason });
+  };
   const authenticator = createAuthenticator({
-    db, issuer, audiences, keys, revocation, challenge, maxLifetimeSeconds: config.tokenMaxLifetimeSeconds,
-    onFailure: (reason) => metrics.tokenVerificationFailures.inc({ reason }),
+    db, issuer, audiences, keys, revocation, challenge, maxLifetimeSeconds: config.tokenMaxLifetimeSeconds, onFailure,
   });
   const callers = createCallerLoader(db);
   const load = (identity: Identity, channel: Channel) => callers.load(identity, channel);
@@ -95,7 +101,7 @@ export async function createAuth(config: Config, db: Kysely<Database>, logger: L
   return {
     authenticator,
     wellKnownRouter: createWellKnownRouter({ publicUrl: config.publicUrl, issuer, embeddedJwks: account ? account.jwks : null }),
-    bearer: (audience, limits) => createBearer({ db, authenticator, challenge, loadCaller: load }, audience, limits),
+    bearer: (audience, limits) => createBearer({ db, authenticator, challenge, loadCaller: load, onFailure }, audience, limits),
     loadCaller: load,
     accountKey,
     ...(minter ? { mintToken: (opts: MintTokenOptions) => minter.mintToken(opts) } : {}),
