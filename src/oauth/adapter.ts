@@ -5,12 +5,14 @@
  * deleted in the background at most once per `sweepIntervalMs` (with the expired rows of the
  * revocation list). A registered client that no person ever granted anything expires
  * `UNUSED_CLIENT_TTL_SECONDS` after its registration; its first grant makes it permanent.
- * Ids that cannot be stored (a NUL byte: PostgreSQL text refuses it) name no record.
+ * Ids that cannot be stored (a NUL byte, which PostgreSQL text refuses, or invalid Unicode: src/api/unsafe-text.ts)
+ * name no record.
  */
 import type { Kysely } from 'kysely';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Database } from '../store/schema.js';
 import type { RevocationList } from '../auth/revocation.js';
+import { isUnsafeText } from '../api/unsafe-text.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
@@ -34,10 +36,8 @@ export interface AdapterOptions {
   readonly fallbackRevocationSeconds: number;
 }
 
-/** A value PostgreSQL can compare with a text column (SQLite can too, but nothing stored holds one). */
-export function isStorableText(value: string): boolean {
-  return !value.includes('\u0000');
-}
+/** A value that can name a stored record (a NUL byte fails a PostgreSQL query; nothing stored holds one). */
+const isStorableText = (value: string): boolean => !isUnsafeText(value);
 
 export function createAdapterFactory(db: Kysely<Database>, options: AdapterOptions): (model: string) => Adapter {
   const { now } = options;

@@ -143,6 +143,7 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
       router.use(pages.routes());
       const approvalPage = createApprovalRouter({
         db: options.db, approvals, publicUrl: options.config.publicUrl, csrfKey: cookieKey, demoSignIn: options.config.seedDemoData, limits,
+        now: () => options.clock.now(),
       });
       router.use(approvalPage.routes());
       return router;
