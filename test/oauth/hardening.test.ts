@@ -88,7 +88,7 @@ describe('dynamic client registration is bounded (M4)', function () {
       expect((await register(app.url, { client_name: 'A normal client' })).status).to.equal(201);
     });
 
-    it('a client nobody signed in with expires and is swept; a used one stays', async () => {
+    it('a client nobody signed in with expires and is swept; a used one stays (and expired revocations go too)', async () => {
       const unused = await registerClient(app.url);
       const used = await registerClient(app.url);
       await exchangeCode(app.url, used.client_id, await authorize(app.url, used.client_id));
@@ -96,6 +96,12 @@ describe('dynamic client registration is bounded (M4)', function () {
         .where('model', '=', 'Client').where('id', '=', id).executeTakeFirst();
       expect((await rowOf(unused.client_id))?.expires_at).to.be.a('string');
       expect((await rowOf(used.client_id))?.expires_at).to.equal(null);
+
+      // Revocations are swept with them, once their token can no longer be used.
+      const revoked = (jti: string, inMs: number) => app.services.db.insertInto('revoked_tokens')
+        .values({ jti, revoked_at: new Date(clock.now()).toISOString(), expires_at: new Date(clock.now() + inMs).toISOString() }).execute();
+      await revoked('expires-soon', 3_600_000);
+      await revoked('expires-late', 3 * UNUSED_CLIENT_TTL_SECONDS * 1000);
 
       clock.advance(UNUSED_CLIENT_TTL_SECONDS * 1000 + 60_000);
       const expired = await fetch(buildAuthorizationUrl(app.url, unused.client_id, { challenge: challengeOf() }), { redirect: 'manual' });
@@ -106,6 +112,8 @@ describe('dynamic client registration is bounded (M4)', function () {
       expect(again.callback.searchParams.get('code')).to.be.a('string');
       expect(await rowOf(unused.client_id)).to.equal(undefined);
       expect(await rowOf(used.client_id)).to.not.equal(undefined);
+      const left = await app.services.db.selectFrom('revoked_tokens').select('jti').where('jti', 'in', ['expires-soon', 'expires-late']).execute();
+      expect(left.map((r) => r.jti)).to.deep.equal(['expires-late']);
     });
   });
 });
