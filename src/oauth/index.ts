@@ -91,11 +91,15 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
   const handle = provider.callback();
   const approvals = createApprovalLinks(options.db, options.config.publicUrl, () => options.clock.now());
   const publicUrl = new URL(options.config.publicUrl);
-  // oidc-provider is a Koa app of its own; it answers these paths with its own context and cookies.
-  // It trusts the forwarded headers (provider.ts), which are always ours: PUBLIC_URL's.
-  const delegate: Koa.Middleware = async (ctx) => {
+  // oidc-provider trusts the forwarded headers (provider.ts): on every request of these routes
+  // (its own paths, and the pages that call it) they are ours, PUBLIC_URL's, whatever was sent.
+  const forwardPublicUrl: Koa.Middleware = async (ctx, next) => {
     ctx.req.headers['x-forwarded-host'] = publicUrl.host;
     ctx.req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
+    await next();
+  };
+  // oidc-provider is a Koa app of its own; it answers these paths with its own context and cookies.
+  const delegate: Koa.Middleware = async (ctx) => {
     ctx.respond = false;
     await handle(ctx.req, ctx.res);
   };
@@ -123,6 +127,7 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
     approvals,
     routes(limits) {
       const router = new Router();
+      router.use(forwardPublicUrl);
       router.all(OAUTH_ROUTES.authorization, delegate);
       router.get(`${OAUTH_ROUTES.authorization}/:uid`, delegate);
       router.all(OAUTH_ROUTES.token, delegate);
