@@ -4,7 +4,8 @@
  * shared by every replica (docs/security.md#oauth-login). Expired rows are invisible at once and
  * deleted in the background at most once per `sweepIntervalMs` (with the expired rows of the
  * revocation list). A registered client that no person ever granted anything expires
- * `UNUSED_CLIENT_TTL_SECONDS` after its registration; its first grant makes it permanent.
+ * `UNUSED_CLIENT_TTL_SECONDS` after its registration; its first grant makes it permanent. A
+ * stored client's `scope` is read back without the scopes the server no longer offers.
  * Ids that cannot be stored (a NUL byte, which PostgreSQL text refuses, or invalid Unicode: src/api/unsafe-text.ts)
  * name no record.
  */
@@ -34,6 +35,12 @@ export interface AdapterOptions {
   readonly sweepIntervalMs?: number;
   /** How long a revocation row lives when its access token's own expiry was not recorded. */
   readonly fallbackRevocationSeconds: number;
+  /**
+   * The scopes a stored client may name. Clients registered before the Seguridad scopes were
+   * withdrawn from OAuth asked for them (they were offered); read back, they keep the others
+   * instead of failing oidc-provider's check of every stored client.
+   */
+  readonly clientScopes: ReadonlySet<string>;
 }
 
 /** A value that can name a stored record (a NUL byte fails a PostgreSQL query; nothing stored holds one). */
@@ -67,8 +74,14 @@ export function createAdapterFactory(db: Kysely<Database>, options: AdapterOptio
       const row = await db.selectFrom('oauth_records').select(['payload', 'expires_at', 'consumed_at'])
         .where('model', '=', model).where(column, '=', value).executeTakeFirst();
       if (row === undefined || !live(row.expires_at)) return undefined;
-      const payload = JSON.parse(row.payload) as AdapterPayload;
+      const payload = readPayload(row.payload);
       return row.consumed_at === null ? payload : { ...payload, consumed: Math.floor(Date.parse(row.consumed_at) / 1000) };
+    }
+
+    function readPayload(text: string): AdapterPayload {
+      const payload = JSON.parse(text) as AdapterPayload;
+      if (model !== 'Client' || typeof payload.scope !== 'string') return payload;
+      return { ...payload, scope: payload.scope.split(' ').filter((s) => options.clientScopes.has(s)).join(' ') };
     }
 
     function expiryOf(expiresIn: number | undefined): string | null {

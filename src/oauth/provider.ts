@@ -91,7 +91,10 @@ export function createProvider(options: ProviderOptions): Provider {
   // A revocation row must outlive its token: the verifier accepts a token until `exp` + tolerance.
   const revocationSeconds = accessTokenTTL + CLOCK_TOLERANCE_SECONDS;
   // One factory: it carries the expired-record sweep's clock, shared by every model.
-  const adapter = createAdapterFactory(db, { revocation: options.revocation, now: () => options.clock.now(), fallbackRevocationSeconds: revocationSeconds });
+  const scopes = [...OIDC_SCOPES, ...OAUTH_SCOPES];
+  const adapter = createAdapterFactory(db, {
+    revocation: options.revocation, now: () => options.clock.now(), fallbackRevocationSeconds: revocationSeconds, clientScopes: new Set(scopes),
+  });
   const issued = adapter(ISSUED_ACCESS_TOKEN);
   const configuration: Configuration = {
     adapter,
@@ -104,7 +107,7 @@ export function createProvider(options: ProviderOptions): Provider {
       long: { httpOnly: true, sameSite: 'lax' },
       short: { httpOnly: true, sameSite: 'lax' },
     },
-    scopes: [...OIDC_SCOPES, ...OAUTH_SCOPES],
+    scopes,
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     clientAuthMethods: ['none'],

@@ -227,6 +227,18 @@ describe('OAuth never grants the Seguridad scopes (I3)', function () {
     }
   });
 
+  it('a client registered when the Seguridad scopes were still offered keeps signing in, without them', async () => {
+    // The SDKs register with the scopes_supported they read: before issue 25 that included Seguridad.
+    const registered = (await registerClient(app.url)).client_id;
+    const stored = () => app.services.db.selectFrom('oauth_records').select('payload').where('model', '=', 'Client').where('id', '=', registered);
+    const payload = JSON.parse((await stored().executeTakeFirstOrThrow()).payload) as Record<string, unknown>;
+    await app.services.db.updateTable('oauth_records').set({ payload: JSON.stringify({ ...payload, scope: 'finance.all finance.security finance.security.write offline_access' }) })
+      .where('model', '=', 'Client').where('id', '=', registered).execute();
+    const outcome = await authorize(app.url, registered, { scope: 'finance.all finance.security.write offline_access', person: { allowWrites: true } });
+    const token = await exchangeCode(app.url, registered, outcome);
+    expect(token.scope).to.equal('finance.all');
+  });
+
   it('the resource server drops them from an OAuth token whoever issued it; npm run token refuses them for --type oauth', async () => {
     let refused: unknown;
     try {
