@@ -225,6 +225,9 @@ describe('OAuth never grants the Seguridad scopes (I3)', function () {
       const metadata = (await (await fetch(`${app.url}${path}`)).json()) as { scopes_supported: string[] };
       expect(metadata.scopes_supported, path).to.include('finance.all').and.not.include.oneOf(['finance.security', 'finance.security.write']);
     }
+    const asking = await register(app.url, { scope: 'finance.all finance.security.write' });
+    expect(asking.status).to.equal(400);
+    expect(((await asking.json()) as OAuthErrorBody).error).to.equal('invalid_client_metadata');
   });
 
   it('a client registered when the Seguridad scopes were still offered keeps signing in, without them', async () => {
