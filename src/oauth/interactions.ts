@@ -45,7 +45,7 @@ function requestedResources(param: unknown, fallback: string): string[] {
  * URI, the scheme of a private-use one (RFC 8252 §7.1: `com.example.app:/cb` is the app
  * `com.example.app`; its URL origin is the string "null").
  */
-export function describeRedirect(redirectUri: unknown): string {
+function describeRedirect(redirectUri: unknown): string {
   if (typeof redirectUri !== 'string') return 'an unknown address';
   const url = URL.parse(redirectUri);
   if (url === null) return 'an unknown address';
@@ -54,9 +54,9 @@ export function describeRedirect(redirectUri: unknown): string {
 }
 
 /**
- * 303 to oidc-provider's resume URL as a path: the provider builds it from the request's Host,
- * which behind a load balancer may be a replica's own address; the path resolves against the
- * page's real (public) origin.
+ * 303 to oidc-provider's resume URL as a path (relative to the page, whose origin is the public
+ * one): the URL names PUBLIC_URL's origin (src/oauth/index.ts), and a path keeps the browser on
+ * the origin it already uses.
  */
 function redirectWithin(ctx: Koa.Context, returnTo: string): void {
   const url = new URL(returnTo, 'http://placeholder.invalid');
