@@ -52,7 +52,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     limits = await createLimits(config, logger, metrics, { now: () => clock.now() });
     const auth = await createAuth(config, store.db, logger, metrics, { clock });
     const oauth = auth.accountKey === null ? null : await createOAuthServer({
-      config, db: store.db, logger, signingKey: auth.accountKey, issuer: auth.issuer, audiences: auth.audiences, revocation: auth.revocation,
+      config, db: store.db, logger, signingKey: auth.accountKey, issuer: auth.issuer, audiences: auth.audiences, revocation: auth.revocation, clock,
     });
     return assemble(config, logger, store, metrics, limits, auth, oauth, clock);
   } catch (err) {

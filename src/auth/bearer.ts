@@ -1,7 +1,8 @@
 /**
  * The `bearer(audience, limits)` Koa middleware in front of `/v1` and `/mcp` (docs/protocol.md#authentication):
  * refuses tokens in the query string, authenticates, throttles addresses that keep failing
- * (failed attempts only: a valid token is never throttled here), loads the caller and the
+ * (failed attempts only: a valid token is never throttled here), loads the caller (refusing a
+ * revoked token, read in the same statement as the caller's identity version) and the
  * connection's default workspace (not one of the token's organization → 403).
  * Rendering the HttpErrors it throws is each surface's job.
  */
@@ -13,7 +14,8 @@ import { throttleFailure, type AuthLimits } from '../http/limits.js';
 import { HttpError } from '../http/errors.js';
 import { isUuid } from '../api/records.js';
 import type { Audience, Authenticator, Identity } from './types.js';
-import { buildAuthError, type ChallengeUrls } from './challenge.js';
+import { buildAuthError, type ChallengeUrls, type TokenFailureReason } from './challenge.js';
+import { RevokedTokenError } from './caller.js';
 import { workspaceAccessDenied } from '../api/authorize.js';
 
 export type { AuthState } from '../identity/caller.js';
@@ -24,6 +26,7 @@ export interface BearerDeps {
   readonly authenticator: Authenticator;
   readonly challenge: ChallengeUrls;
   readonly loadCaller: (identity: Identity, channel: Channel) => Promise<Caller>;
+  readonly onFailure?: (reason: TokenFailureReason) => void;
 }
 
 function readFirst(value: string | string[] | undefined): string | undefined {
@@ -60,11 +63,22 @@ async function assertWorkspaceInOrganization(db: Kysely<Database>, workspaceId: 
 
 async function authenticateRequest(deps: BearerDeps, ctx: Koa.Context, audience: Audience): Promise<Identity> {
   if (ctx.query.access_token !== undefined) throw buildAuthError(deps.challenge, audience, 'token_in_query');
-  return deps.authenticator.authenticate(ctx.get('authorization') || undefined, audience);
+  return deps.authenticator.verify(ctx.get('authorization') || undefined, audience);
+}
+
+/** The caller; a revoked token (read in the same statement as the caller's identity version) is a failed authentication. */
+async function loadLiveCaller(deps: BearerDeps, ctx: Koa.Context, identity: Identity, audience: Audience, limits: AuthLimits): Promise<Caller> {
+  try {
+    return await deps.loadCaller(identity, audience === 'mcp' ? 'mcp' : 'api');
+  } catch (err) {
+    if (!(err instanceof RevokedTokenError)) throw err;
+    deps.onFailure?.('revoked');
+    await throttleFailure(limits, ctx.ip);
+    throw buildAuthError(deps.challenge, audience, 'revoked');
+  }
 }
 
 export function createBearer(deps: BearerDeps, audience: Audience, limits: AuthLimits): Koa.Middleware {
-  const channel: Channel = audience === 'mcp' ? 'mcp' : 'api';
   return async function verifyBearer(ctx, next) {
     let identity: Identity;
     try {
@@ -74,7 +88,7 @@ export function createBearer(deps: BearerDeps, audience: Audience, limits: AuthL
       if (err instanceof HttpError && err.status !== 503 && err.reason !== 'missing') await throttleFailure(limits, ctx.ip);
       throw err;
     }
-    const caller = await deps.loadCaller(identity, channel);
+    const caller = await loadLiveCaller(deps, ctx, identity, audience, limits);
     const connectionWorkspaceId = readConnectionWorkspace(ctx);
     // A granted workspace is a workspace of the organization (loadCaller read it so): no query.
     if (connectionWorkspaceId !== undefined && !(caller.membership?.workspaceIds.includes(connectionWorkspaceId) ?? false)) {

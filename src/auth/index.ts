@@ -21,7 +21,7 @@ import { createBearer, type AuthLimits } from './bearer.js';
 import { createWellKnownRouter, PROTECTED_RESOURCE_PATH } from './well-known.js';
 import { createCallerLoader } from './caller.js';
 import { createMinter, type MintTokenOptions } from './mint.js';
-import type { ChallengeUrls } from './challenge.js';
+import type { ChallengeUrls, TokenFailureReason } from './challenge.js';
 import { buildAudiences } from './audiences.js';
 import { systemClock, type Clock } from '../runtime/clock.js';
 
@@ -35,6 +35,7 @@ export interface AuthModule {
   readonly wellKnownRouter: Router;
   /** Sets ctx.state.identity, ctx.state.caller (channel mcp|api) and ctx.state.connectionWorkspaceId. */
   bearer(audience: Audience, limits: AuthLimits): Koa.Middleware;
+  /** Throws `RevokedTokenError` (src/auth/caller.ts) for a revoked token. */
   loadCaller(identity: Identity, channel: Channel): Promise<Caller>;
   /** Embedded Account only: its signing key (the embedded OAuth server signs with it too, src/oauth). */
   readonly accountKey: AccountKey | null;
@@ -54,11 +55,10 @@ export interface AuthOptions {
   readonly jwksMaxAgeMs?: number;
   /** Replicas of the embedded Account: minimum interval between key re-reads on an unknown `kid`. */
   readonly accountKeysReloadCooldownMs?: number;
-  readonly revocationTtlMs?: number;
   /**
    * The services' clock (src/runtime/clock.ts; default the system clock): token expiry and
-   * minting, the verification and subject caches, the revocation list's reload and the key
-   * caches' cooldowns read it, so tests step time instead of sleeping.
+   * minting, the verification and subject caches, revocation timestamps and the key caches'
+   * cooldowns read it, so tests step time instead of sleeping.
    */
   readonly clock?: Clock;
 }
@@ -92,10 +92,12 @@ export async function createAuth(config: Config, db: Kysely<Database>, logger: L
   const challenge: ChallengeUrls = {
     resourceMetadata: { mcp: `${config.publicUrl}${PROTECTED_RESOURCE_PATH}`, api: `${config.publicUrl}${PROTECTED_RESOURCE_PATH}/v1` },
   };
-  const revocation = createRevocationList(db, options.revocationTtlMs, now);
+  const revocation = createRevocationList(db, now);
+  const onFailure = (reason: TokenFailureReason | 'account_unavailable'): void => {
+    metrics.tokenVerificationFailures.inc({ reason });
+  };
   const authenticator = createAuthenticator({
-    db, issuer, audiences, keys, revocation, challenge, maxLifetimeSeconds: config.tokenMaxLifetimeSeconds, clock,
-    onFailure: (reason) => metrics.tokenVerificationFailures.inc({ reason }),
+    db, issuer, audiences, keys, revocation, challenge, maxLifetimeSeconds: config.tokenMaxLifetimeSeconds, clock, onFailure,
   });
   const callers = createCallerLoader(db);
   const load = (identity: Identity, channel: Channel) => callers.load(identity, channel);
@@ -103,7 +105,7 @@ export async function createAuth(config: Config, db: Kysely<Database>, logger: L
   return {
     authenticator,
     wellKnownRouter: createWellKnownRouter({ publicUrl: config.publicUrl, issuer, embeddedJwks: account ? account.jwks : null }),
-    bearer: (audience, limits) => createBearer({ db, authenticator, challenge, loadCaller: load }, audience, limits),
+    bearer: (audience, limits) => createBearer({ db, authenticator, challenge, loadCaller: load, onFailure }, audience, limits),
     loadCaller: load,
     accountKey,
     ...(minter ? { mintToken: (opts: MintTokenOptions) => minter.mintToken(opts) } : {}),

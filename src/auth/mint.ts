@@ -10,7 +10,7 @@ import type { Database } from '../store/schema.js';
 import type { TokenType } from '../identity/caller.js';
 import type { Audience } from './types.js';
 import { SIGNING_ALG, type AccountKey } from './account-key.js';
-import { isWriteScope, parseScopes } from '../identity/scopes.js';
+import { isWriteScope, parseScopes, isExplicitOnlyScope } from '../identity/scopes.js';
 import type { Clock } from '../runtime/clock.js';
 
 export interface MintTokenOptions {
@@ -51,6 +51,9 @@ export function createMinter(
       const ttl = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
       if (type === 'oauth' && [...parseScopes(scope)].some(isWriteScope)) {
         throw new MintError('OAuth tokens carry read scopes only; use --type personal for write scopes.');
+      }
+      if (type === 'oauth' && [...parseScopes(scope)].some(isExplicitOnlyScope)) {
+        throw new MintError('OAuth tokens never carry the Seguridad scopes; use --type personal.');
       }
       if (!Number.isInteger(ttl) || ttl < 1) throw new MintError('The token lifetime must be a positive number of seconds.');
       if (ttl > maxLifetimeSeconds) {

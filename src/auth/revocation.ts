@@ -1,52 +1,37 @@
 /**
  * The revocation list of token ids (`revoked_tokens`, shared by every replica through the
- * database), reloaded at most every `ttlMs` so a revocation takes effect within that time.
- * Deciding what a revoked token gets is `verify.ts`'s job.
+ * database). Nothing is cached: the bearer reads a token's row on every call, in the same
+ * statement as the identity version (src/auth/caller.ts, src/store/db.ts `identityStateReader`),
+ * so a revocation written by any replica is refused at the very next call. A row must live at
+ * least as long as its token could (its `exp` plus the clock tolerance); expired rows are deleted
+ * by `sweepExpired`. Deciding what a revoked token gets is the bearer's job.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 
 export interface RevocationList {
   isRevoked(jti: string): Promise<boolean>;
-  /** Records a revocation and applies it in this process at once. */
+  /** Records a revocation; every replica refuses the token from its next call on. */
   revoke(jti: string, expiresAt: Date): Promise<void>;
-  /** Forgets the cached list (the next check reloads it). */
-  invalidate(): void;
+  /** Deletes the rows of tokens that expired before `now` (their tokens are refused by `exp` anyway). */
+  sweepExpired(now: Date): Promise<void>;
 }
 
-export function createRevocationList(db: Kysely<Database>, ttlMs = 5_000, now: () => number = Date.now): RevocationList {
-  let revoked = new Set<string>();
-  let loadedAt = Number.NEGATIVE_INFINITY;
-  let inflight: Promise<void> | null = null;
-
-  function reload(): Promise<void> {
-    inflight ??= db.selectFrom('revoked_tokens').select('jti')
-      .where('expires_at', '>', new Date(now()).toISOString())
-      .execute()
-      .then((rows) => {
-        revoked = new Set(rows.map((r) => r.jti));
-        loadedAt = now();
-      })
-      .finally(() => {
-        inflight = null;
-      });
-    return inflight;
-  }
-
+export function createRevocationList(db: Kysely<Database>, now: () => number): RevocationList {
   return {
     async isRevoked(jti) {
-      if (now() - loadedAt >= ttlMs) await reload();
-      return revoked.has(jti);
+      const row = await db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst();
+      return row !== undefined;
     },
     async revoke(jti, expiresAt) {
-      await db.insertInto('revoked_tokens')
-        .values({ jti, revoked_at: new Date(now()).toISOString(), expires_at: expiresAt.toISOString() })
-        .onConflict((oc) => oc.column('jti').doNothing())
+      const values = { jti, revoked_at: new Date(now()).toISOString(), expires_at: expiresAt.toISOString() };
+      // A second revocation of the same token may only make its row live longer.
+      await db.insertInto('revoked_tokens').values(values)
+        .onConflict((oc) => oc.column('jti').doUpdateSet({ expires_at: values.expires_at }).where('revoked_tokens.expires_at', '<', values.expires_at))
         .execute();
-      revoked.add(jti);
     },
-    invalidate() {
-      loadedAt = Number.NEGATIVE_INFINITY;
+    async sweepExpired(at) {
+      await db.deleteFrom('revoked_tokens').where('expires_at', '<', at.toISOString()).execute();
     },
   };
 }

@@ -2,7 +2,8 @@
  * The Authenticator: turns `Authorization: Bearer <jwt>` into an `Identity` (docs/security.md#identity-and-tokens):
  * signature against the Account's keys (ES256 only), `iss`, `aud`, `exp`/`nbf` (30 s
  * tolerance), the token's hygiene (`iat` not in the future, a bounded lifetime, one audience),
- * required claims, `jti` not revoked, subject and organization not deleted.
+ * required claims, `jti` not revoked (`authenticate`; the bearer uses `verify` and reads the
+ * revocation with the caller, src/auth/caller.ts), subject and organization not deleted.
  * Successful verifications are cached by token hash until `exp`; failures never are.
  * Membership and permissions are `caller.ts`'s job.
  */
@@ -16,7 +17,7 @@ import { AccountUnavailableError, type KeyResolver } from './key-source.js';
 import { buildAuthError, buildUnavailableError, type ChallengeUrls, type TokenFailureReason } from './challenge.js';
 import type { RevocationList } from './revocation.js';
 import { Lru } from './lru.js';
-import { isWriteScope, parseScopes } from '../identity/scopes.js';
+import { isExplicitOnlyScope, isWriteScope, parseScopes } from '../identity/scopes.js';
 import type { Clock } from '../runtime/clock.js';
 
 export const CLOCK_TOLERANCE_SECONDS = 30;
@@ -71,6 +72,8 @@ function readIdentity(payload: JWTPayload): Identity {
   // docs/security.md#identity-and-tokens: an OAuth token keeps write scopes only when the person
   // approved changes on the consent page, which the Account states with `writes_approved`.
   if (tokenType === 'oauth' && writesApproved !== true) scopes = new Set([...scopes].filter((s) => !isWriteScope(s)));
+  // An OAuth grant never carries the Seguridad scopes (docs/security.md#oauth-login), whoever issued it.
+  if (tokenType === 'oauth') scopes = new Set([...scopes].filter((s) => !isExplicitOnlyScope(s)));
   return { personId: sub, organizationId: org, scopes, tokenType: tokenType as TokenType, tokenId: jti, expiresAt: exp };
 }
 
@@ -142,25 +145,28 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     return identity;
   }
 
-  return {
-    async authenticate(authorization, audience) {
-      try {
-        const identity = await verifyToken(extractToken(authorization), audience);
-        if (await options.revocation.isRevoked(identity.tokenId)) throw new TokenRejected('revoked');
-        await assertSubjectLive(identity);
-        return identity;
-      } catch (err) {
-        if (err instanceof TokenRejected) {
-          options.onFailure?.(err.reason);
-          throw buildAuthError(options.challenge, audience, err.reason);
-        }
-        if (err instanceof AccountUnavailableError) {
-          options.onFailure?.('account_unavailable');
-          throw buildUnavailableError(err.retryAfterSeconds);
-        }
-        throw err;
+  async function check(authorization: string | undefined, audience: Audience, revocation: boolean): Promise<Identity> {
+    try {
+      const identity = await verifyToken(extractToken(authorization), audience);
+      if (revocation && await options.revocation.isRevoked(identity.tokenId)) throw new TokenRejected('revoked');
+      await assertSubjectLive(identity);
+      return identity;
+    } catch (err) {
+      if (err instanceof TokenRejected) {
+        options.onFailure?.(err.reason);
+        throw buildAuthError(options.challenge, audience, err.reason);
       }
-    },
+      if (err instanceof AccountUnavailableError) {
+        options.onFailure?.('account_unavailable');
+        throw buildUnavailableError(err.retryAfterSeconds);
+      }
+      throw err;
+    }
+  }
+
+  return {
+    verify: (authorization, audience) => check(authorization, audience, false),
+    authenticate: (authorization, audience) => check(authorization, audience, true),
     clearCache() {
       verified.clear();
       subjects.clear();

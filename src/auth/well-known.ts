@@ -7,7 +7,7 @@
  */
 import Router from '@koa/router';
 import type { JSONWebKeySet } from 'jose';
-import { ALL_SCOPES } from '../identity/scopes.js';
+import { OAUTH_SCOPES } from '../identity/scopes.js';
 
 export interface WellKnownOptions {
   readonly publicUrl: string;
@@ -22,7 +22,8 @@ function describeResource(options: WellKnownOptions, resourcePath: '/mcp' | '/v1
   return {
     resource: `${options.publicUrl}${resourcePath}`,
     authorization_servers: [options.issuer],
-    scopes_supported: ALL_SCOPES,
+    // What an OAuth client may ask for: never the Seguridad scopes (personal tokens only).
+    scopes_supported: OAUTH_SCOPES,
     bearer_methods_supported: ['header'],
     resource_name: resourcePath === '/mcp' ? 'Kobana Finance MCP server' : 'Kobana Finance REST API',
   };

@@ -1,6 +1,6 @@
 /**
  * Every counter-based limit of docs/security.md#limits: the protocol limit per token subject, the
- * failed-authentication limit per address, and the API budget per person per organization
+ * failed-authentication limit per address, the OAuth client registrations per address, and the API budget per person per organization
  * (read and write, sliding window) that REST and MCP share through OperationService. Counters
  * live in Redis when `REDIS_URL` is set (all replicas share them), in memory otherwise. This
  * module decides and throws; rendering the 429/`RATE_LIMITED` is left to each surface.
@@ -42,7 +42,16 @@ export async function throttleFailure(limits: AuthLimits, address: string): Prom
   if (overLimit !== null) throw overLimit;
 }
 
-export interface Limits {
+/** Unauthenticated dynamic client registrations (RFC 7591) one address may make per hour. */
+export const REGISTRATION_LIMIT_PER_HOUR = 20;
+
+/** What the embedded authorization server needs of the limits (a structural subset of `Limits`). */
+export interface OAuthLimits extends AuthLimits {
+  /** Counts one client registration from the address; over the limit → HttpError 429 + Retry-After. */
+  consumeRegistration(address: string): Promise<void>;
+}
+
+export interface Limits extends OAuthLimits {
   readonly budget: ApiBudget;
   /** Counts one protocol request of a token subject; over the limit → HttpError 429 + Retry-After. */
   consumeProtocol(subject: string, channel?: 'mcp' | 'api'): Promise<void>;
@@ -296,6 +305,7 @@ export async function createLimits(config: Config, logger: Logger, metrics: Metr
   };
   const protocol = buildLimiter('protocol', config.protocolRateLimitPerMinute, 60);
   const authFailures = buildLimiter('authfail', config.authFailureLimitPerMinute, 60);
+  const registrations = buildLimiter('oauthreg', REGISTRATION_LIMIT_PER_HOUR, 3600);
 
   const memoryWindows = new MemoryWindowStore();
   const windows: WindowStore = redis ? new RedisWindowStore(redis, prefix) : memoryWindows;
@@ -350,6 +360,15 @@ export async function createLimits(config: Config, logger: Logger, metrics: Metr
       } catch (err) {
         // Over the limit already: assertAuthAllowed rejects the next attempt; nothing more to count.
         if (!(err instanceof RateLimiterRes)) throw err;
+      }
+    },
+    async consumeRegistration(address) {
+      try {
+        await failOver(() => registrations.shared.consume(address), () => registrations.memory.consume(address), 'registration');
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        reject('registration', 'any');
+        throw new HttpError(429, 'Too many client registrations from this address. Retry later.', { 'Retry-After': toRetryAfter(err.msBeforeNext) }, 'rate_limited_registration');
       }
     },
     async checkRedis() {

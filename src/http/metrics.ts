@@ -4,7 +4,7 @@
  */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type RateLimitKind = 'protocol' | 'auth_failure' | 'budget_read' | 'budget_write';
+export type RateLimitKind = 'protocol' | 'auth_failure' | 'registration' | 'budget_read' | 'budget_write';
 
 export interface Metrics {
   readonly registry: Registry;

@@ -14,10 +14,8 @@ export const MONEY_WRITE_SCOPE = 'finance.money.write';
 export const ALL_READ_SCOPE = 'finance.all';
 export const ALL_WRITE_SCOPE = 'finance.all.write';
 
-/** Every read scope, for the `scope="…"` of a 401 challenge. */
-export const READ_SCOPES: readonly string[] = [ALL_READ_SCOPE, ...SCOPE_RESOURCES.map((r) => `finance.${r}`)];
 
-/** Every scope the server understands (RFC 9728 `scopes_supported`). */
+/** Every scope the server understands (personal tokens may carry any of them). */
 export const ALL_SCOPES: readonly string[] = [
   ALL_READ_SCOPE,
   ALL_WRITE_SCOPE,
@@ -50,6 +48,17 @@ const EXPLICIT_ONLY_SCOPES: ReadonlySet<string> = new Set(
 export function isExplicitOnlyScope(scope: string): boolean {
   return EXPLICIT_ONLY_SCOPES.has(scope);
 }
+
+/**
+ * The scopes an OAuth grant may carry and clients are offered (RFC 9728 `scopes_supported`, the
+ * authorization server's scopes): every scope but the explicit-only ones. Seguridad stays a
+ * person's decision, with a personal token (docs/security.md#oauth-login): an agent's connector
+ * can never obtain it, however the consent page is answered.
+ */
+export const OAUTH_SCOPES: readonly string[] = ALL_SCOPES.filter((s) => !isExplicitOnlyScope(s));
+
+/** The read scopes offered in the `scope="…"` of a 401 challenge (the OAuth ones). */
+export const READ_SCOPES: readonly string[] = OAUTH_SCOPES.filter((s) => !isWriteScope(s));
 
 /**
  * Whether the granted set satisfies one required scope:

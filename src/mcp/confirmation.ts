@@ -236,7 +236,10 @@ export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfi
    * The proof `execute` consumes inside the write's transaction: it serves only the call it was
    * issued for, burns the nonce first (so a replay reads as one), then re-checks the version.
    */
-  function proceed(request: ConfirmationRequest, describe: DescribeTarget, claims: ConfirmationClaims, use: NonceUse): ConfirmationProof {
+  function proceed(
+    request: ConfirmationRequest, describe: DescribeTarget, claims: ConfirmationClaims, use: NonceUse,
+    onConsumed?: (trx: Kysely<Database>) => Promise<void>,
+  ): ConfirmationProof {
     const issuedFor = request.prepared;
     return issueProof(async (trx, prepared) => {
       const sameCall = prepared.operation.operationId === issuedFor.operation.operationId
@@ -251,6 +254,7 @@ export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfi
         count(error instanceof ApiError && error.code === 'confirmation_replayed' ? 'replayed' : 'unavailable');
         throw error;
       }
+      await onConsumed?.(trx);
       if (claims.version !== null) {
         const current = await describe({ db: trx, workspaceId: use.workspaceId, input: prepared.input, caller: prepared.caller, now });
         if (current.version !== claims.version) {
@@ -274,16 +278,36 @@ export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfi
     };
   }
 
-  /** The proof for a call the person approved through its link: the approval's id is the single-use nonce. */
+  /**
+   * The proof for a call the person approved through its link: the approval's id is the
+   * single-use nonce, and serving the call marks the approval used in the same transaction. A
+   * denial is delivered once, as USER_DECLINED. An approval of a record that has changed since is
+   * set aside (the next ask offers a fresh link for the current record) instead of answering
+   * CONFLICT until it expires.
+   */
   async function verifyApproval(request: ConfirmationRequest): Promise<ConfirmationProof | undefined> {
     const bound = approvalBinding(request);
-    if (bound === undefined || deps.approvals === undefined) return undefined;
-    const approved = await deps.approvals.findApproved(bound.binding);
-    if (approved === undefined) return undefined;
+    const approvals = deps.approvals;
+    if (bound === undefined || approvals === undefined) return undefined;
+    const answered = await approvals.findAnswered(bound.binding);
+    if (answered === undefined) return undefined;
+    if (answered.decision === 'denied') {
+      await approvals.markUsed(answered.id);
+      count('declined');
+      throw new ApiError('USER_DECLINED', 'The person denied this action on its approval page; nothing was changed. Do not retry it unless the person asks again.');
+    }
     const { binding } = bound;
-    const claims: ConfirmationClaims = { ...binding, version: approved.version, nonce: `approval:${approved.id}`, expiresAt: approved.expiresAt };
-    const use: NonceUse = { nonce: claims.nonce, workspaceId: binding.workspaceId, personId: binding.personId, tool: binding.tool, expiresAt: approved.expiresAt };
-    return proceed(request, bound.describe, claims, use);
+    const { prepared } = request;
+    if (answered.version !== null) {
+      const current = await bound.describe({ db: deps.db, workspaceId: binding.workspaceId, input: prepared.input, caller: prepared.caller, now });
+      if (current.version !== answered.version) {
+        await approvals.markUsed(answered.id);
+        return undefined;
+      }
+    }
+    const claims: ConfirmationClaims = { ...binding, version: answered.version, nonce: `approval:${answered.id}`, expiresAt: answered.expiresAt };
+    const use: NonceUse = { nonce: claims.nonce, workspaceId: binding.workspaceId, personId: binding.personId, tool: binding.tool, expiresAt: answered.expiresAt };
+    return proceed(request, bound.describe, claims, use, (trx) => approvals.markUsed(answered.id, trx));
   }
 
   /** confirmation_required with a link where the person can approve this exact call. */

@@ -1,9 +1,11 @@
 /**
  * The approval link's page (docs/security.md#approval-links): `GET /account/approvals/:id` shows
- * the exact sentence of the destructive call and a sign-in form; `POST` approves it when the
- * person who signs in is the person the call was made for. An agent holding only its token cannot
+ * the exact sentence of the destructive call, a sign-in form and a Deny button; `POST` approves
+ * it when the person who signs in is the person the call was made for, or records the Deny (no
+ * sign-in: it can only stop the call). An agent holding only its token cannot
  * approve: the page wants the person's own sign-in. Same CSRF, Origin and header rules as the
- * sign-in pages; failed sign-ins count against the address's failed-authentication limit.
+ * sign-in pages: the address's failed-authentication limit is consulted before the password is
+ * checked, and failed sign-ins count against it.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
@@ -11,7 +13,7 @@ import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { HttpError } from '../http/errors.js';
-import { throttleFailure, type AuthLimits } from '../http/limits.js';
+import type { AuthLimits } from '../http/limits.js';
 import { APPROVAL_PATH, type ApprovalLinks } from './approvals.js';
 import { signIn } from './people.js';
 import { escapeHtml, renderError, renderPage, sendPage } from './pages.js';
@@ -24,6 +26,8 @@ export interface ApprovalPageOptions {
   readonly csrfKey: string;
   readonly demoSignIn: boolean;
   readonly limits: AuthLimits;
+  /** The process's clock (src/runtime/clock.ts), in milliseconds. */
+  readonly now: () => number;
 }
 
 export function createApprovalRouter(options: ApprovalPageOptions): Router {
@@ -32,7 +36,7 @@ export function createApprovalRouter(options: ApprovalPageOptions): Router {
   const csrfFor = (id: string) => createHmac('sha256', options.csrfKey).update(`approval:${id}`).digest('base64url');
 
   function renderApproval(id: string, message: string, expiresAt: number, error?: string) {
-    const minutes = Math.max(1, Math.round((expiresAt - Date.now() / 1000) / 60));
+    const minutes = Math.max(1, Math.round((expiresAt - options.now() / 1000) / 60));
     return renderPage('Approve an action', `<h1>Approve an action</h1>
 <p>Your assistant asked to do this, and needs your approval:</p>
 <p><strong>${escapeHtml(message)}</strong></p>
@@ -42,9 +46,19 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <input type="hidden" name="csrf" value="${escapeHtml(csrfFor(id))}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button class="primary" type="submit">Sign in and approve</button>
+<button class="primary" type="submit" name="decision" value="approve">Sign in and approve</button>
+</form>
+<form method="post" action="${APPROVAL_PATH}/${escapeHtml(id)}">
+<input type="hidden" name="csrf" value="${escapeHtml(csrfFor(id))}">
+<button type="submit" name="decision" value="deny">Deny</button>
 </form>`);
   }
+
+  const answeredPage = (approval: { approved: boolean; denied?: boolean; used: boolean }) => {
+    if (approval.denied === true) return renderPage('Denied', '<h1>Denied</h1><p>Nothing was changed. Your assistant is told you said no.</p>');
+    if (approval.used) return renderPage('Done', '<h1>Done</h1><p>This approval has been used; a new request needs a new link.</p>');
+    return renderPage('Approved', '<h1>Approved</h1><p>Your assistant can now do it once.</p>');
+  };
 
   router.use(async (ctx, next) => {
     try {
@@ -61,8 +75,8 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
   router.get('/:id', async (ctx) => {
     const approval = await options.approvals.read(ctx.params.id as string);
     if (approval === undefined) throw gone();
-    if (approval.approved) {
-      sendPage(ctx, renderPage('Approved', '<h1>Approved</h1><p>Your assistant can now do it once.</p>'));
+    if (approval.approved || approval.denied === true || approval.used) {
+      sendPage(ctx, answeredPage(approval));
       return;
     }
     sendPage(ctx, renderApproval(ctx.params.id as string, approval.message, approval.expiresAt));
@@ -79,16 +93,27 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
     }
     const approval = await options.approvals.read(id);
     if (approval === undefined) throw gone();
+    if (approval.approved || approval.denied === true || approval.used) {
+      sendPage(ctx, answeredPage(approval));
+      return;
+    }
+    // Saying no needs no sign-in: it can only stop the call it names.
+    if (form.get('decision') === 'deny') {
+      if (!(await options.approvals.answer(id, 'denied'))) throw gone();
+      sendPage(ctx, renderPage('Denied', '<h1>Denied</h1><p>Nothing was changed. Your assistant is told you said no.</p>'));
+      return;
+    }
+    await options.limits.assertAuthAllowed(ctx.ip);
     const result = await signIn(options.db, form.get('email') ?? '', form.get('password') ?? '', options.demoSignIn);
     if (!result.ok) {
-      await throttleFailure(options.limits, ctx.ip);
+      await options.limits.recordAuthFailure(ctx.ip);
       sendPage(ctx, renderApproval(id, approval.message, approval.expiresAt, 'Wrong email or password.'), 401);
       return;
     }
     if (result.person.personId !== approval.personId || result.person.organizationId !== approval.organizationId) {
       throw new HttpError(403, 'This action was asked for by someone else; only that person can approve it.');
     }
-    if (!(await options.approvals.approve(id))) throw gone();
+    if (!(await options.approvals.answer(id, 'approved'))) throw gone();
     sendPage(ctx, renderPage('Approved', '<h1>Approved</h1><p>Go back to your assistant: it can now do it once.</p>'));
   });
 

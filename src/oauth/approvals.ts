@@ -4,13 +4,17 @@
  * `confirmation_required` carries an `approval_url`; the person opens it, signs in and approves;
  * the agent's next identical call (same tool and arguments, same person, organization and
  * workspace, within 5 minutes) then runs once — the approval's id is its single-use nonce,
- * consumed in the write's transaction like a `requestState` nonce, and the record version it
- * was approved for is re-checked. Approvals are rows of `oauth_records` (model `Approval`),
- * found by a digest of what they are bound to.
+ * consumed in the write's transaction like a `requestState` nonce (which also marks the approval
+ * used), and the record version it was approved for is re-checked. Or the person presses Deny,
+ * and the agent's next try is refused with USER_DECLINED. A used, denied-and-delivered or stale
+ * approval (the record changed since) answers nothing more, so the next try gets a fresh link.
+ * Approvals are rows of `oauth_records` (model `Approval`), found by a digest of what they are
+ * bound to.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
+import { isUnsafeText } from '../api/unsafe-text.js';
 
 export const APPROVAL_MODEL = 'Approval';
 export const APPROVAL_PATH = '/account/approvals';
@@ -23,16 +27,23 @@ export interface ApprovalBinding {
   readonly workspaceId: string;
 }
 
+export type ApprovalDecision = 'approved' | 'denied';
+
 export interface ApprovalRecord extends ApprovalBinding {
   /** The target record's version when it was asked (null: the operation has no single target). */
   readonly version: number | null;
   /** The sentence the person approves (the same as the elicitation's). */
   readonly message: string;
   readonly approved: boolean;
+  /** The person pressed Deny: the agent's next try of the call is refused with USER_DECLINED. */
+  readonly denied?: boolean;
+  /** When the person answered (epoch milliseconds): the latest answer of a call decides. */
+  readonly answeredAt?: number;
 }
 
-export interface ApprovedCall {
+export interface AnsweredCall {
   readonly id: string;
+  readonly decision: ApprovalDecision;
   readonly version: number | null;
   /** Epoch seconds. */
   readonly expiresAt: number;
@@ -41,21 +52,27 @@ export interface ApprovedCall {
 export interface ApprovalLinks {
   /** Records a pending approval; returns its URL and expiry (epoch seconds). */
   create(binding: ApprovalBinding, version: number | null, message: string, ttlSeconds: number): Promise<{ url: string; expiresAt: number }>;
-  /** An approved, unexpired approval bound to exactly this call, if any. */
-  findApproved(binding: ApprovalBinding): Promise<ApprovedCall | undefined>;
-  /** The pending or approved approval with this id, while it lives. */
-  read(id: string): Promise<(ApprovalRecord & { expiresAt: number }) | undefined>;
-  /** Marks it approved; false when it is gone or expired. */
-  approve(id: string): Promise<boolean>;
+  /** The latest answer (approved or denied) to exactly this call that is unexpired and not yet used, if any. */
+  findAnswered(binding: ApprovalBinding): Promise<AnsweredCall | undefined>;
+  /** The pending or answered approval with this id, while it lives (`used`: it served its call, or was set aside). */
+  read(id: string): Promise<(ApprovalRecord & { expiresAt: number; used: boolean }) | undefined>;
+  /** Records the person's answer; false when it is gone, expired, used or already answered. */
+  answer(id: string, decision: ApprovalDecision): Promise<boolean>;
+  /**
+   * Marks it used, so it no longer answers the call: run in the write's transaction (`executor`)
+   * when an approval serves its call, on its own when a denial was delivered or the record
+   * changed since it was asked.
+   */
+  markUsed(id: string, executor?: Kysely<Database>): Promise<void>;
 }
 
 function bindingKey(b: ApprovalBinding): string {
   return createHash('sha256').update(JSON.stringify([b.tool, b.argsDigest, b.personId, b.organizationId, b.workspaceId])).digest('base64url');
 }
 
-export function createApprovalLinks(db: Kysely<Database>, publicUrl: string, now: () => number = Date.now): ApprovalLinks {
+export function createApprovalLinks(db: Kysely<Database>, publicUrl: string, now: () => number): ApprovalLinks {
   const nowIso = () => new Date(now()).toISOString();
-  const live = () => db.selectFrom('oauth_records').select(['id', 'payload', 'expires_at'])
+  const live = () => db.selectFrom('oauth_records').select(['id', 'payload', 'expires_at', 'consumed_at'])
     .where('model', '=', APPROVAL_MODEL).where('expires_at', '>', nowIso());
   const toSeconds = (iso: string | null) => Math.floor(Date.parse(iso ?? '') / 1000);
 
@@ -70,25 +87,41 @@ export function createApprovalLinks(db: Kysely<Database>, publicUrl: string, now
       }).execute();
       return { url: `${publicUrl}${APPROVAL_PATH}/${id}`, expiresAt: Math.floor(expiresAtMs / 1000) };
     },
-    async findApproved(binding) {
-      const rows = await live().where('uid', '=', bindingKey(binding)).execute();
+    async findAnswered(binding) {
+      const rows = await live().where('uid', '=', bindingKey(binding)).where('consumed_at', 'is', null).execute();
+      let latest: (AnsweredCall & { answeredAt: number }) | undefined;
       for (const row of rows) {
         const record = JSON.parse(row.payload) as ApprovalRecord;
-        if (record.approved) return { id: row.id, version: record.version, expiresAt: toSeconds(row.expires_at) };
+        if (!record.approved && record.denied !== true) continue;
+        const answeredAt = record.answeredAt ?? 0;
+        if (latest !== undefined && latest.answeredAt >= answeredAt) continue;
+        latest = { id: row.id, decision: record.approved ? 'approved' : 'denied', version: record.version, expiresAt: toSeconds(row.expires_at), answeredAt };
       }
-      return undefined;
+      return latest === undefined ? undefined : { id: latest.id, decision: latest.decision, version: latest.version, expiresAt: latest.expiresAt };
     },
     async read(id) {
+      // An id no link has (a NUL byte would fail the query on PostgreSQL) names nothing.
+      if (isUnsafeText(id)) return undefined;
       const row = await live().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? undefined : { ...(JSON.parse(row.payload) as ApprovalRecord), expiresAt: toSeconds(row.expires_at) };
+      if (row === undefined) return undefined;
+      return { ...(JSON.parse(row.payload) as ApprovalRecord), expiresAt: toSeconds(row.expires_at), used: row.consumed_at !== null };
     },
-    async approve(id) {
-      const row = await live().where('id', '=', id).executeTakeFirst();
+    async answer(id, decision) {
+      if (isUnsafeText(id)) return false;
+      const row = await live().where('id', '=', id).where('consumed_at', 'is', null).executeTakeFirst();
       if (row === undefined) return false;
-      const record = { ...(JSON.parse(row.payload) as ApprovalRecord), approved: true };
+      const current = JSON.parse(row.payload) as ApprovalRecord;
+      if (current.approved || current.denied === true) return false;
+      const record: ApprovalRecord = { ...current, approved: decision === 'approved', denied: decision === 'denied', answeredAt: now() };
+      // Compare-and-set on the pending payload: of two answers racing, one wins.
       const result = await db.updateTable('oauth_records').set({ payload: JSON.stringify(record) })
-        .where('model', '=', APPROVAL_MODEL).where('id', '=', id).where('expires_at', '>', nowIso()).executeTakeFirst();
+        .where('model', '=', APPROVAL_MODEL).where('id', '=', id).where('payload', '=', row.payload)
+        .where('consumed_at', 'is', null).where('expires_at', '>', nowIso()).executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+    async markUsed(id, executor = db) {
+      await executor.updateTable('oauth_records').set({ consumed_at: nowIso() })
+        .where('model', '=', APPROVAL_MODEL).where('id', '=', id).execute();
     },
   };
 }

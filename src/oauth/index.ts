@@ -3,6 +3,10 @@
  * only when ACCOUNT_ISSUER is unset: oidc-provider (provider.ts) answering its own paths
  * (`/authorize`, `/token`, `/register`, `/revoke`, the RFC 8414 and OpenID discovery documents),
  * and the sign-in/consent pages (interactions.ts). `routes()` is mounted by src/app.ts.
+ * Every request is handed over with PUBLIC_URL's host and protocol, so the endpoints it names
+ * never come from the request's `Host`. Registration is unauthenticated, so it is bounded:
+ * `REGISTRATION_LIMIT_PER_HOUR` per address (src/http/limits.ts) and `MAX_CLIENT_METADATA_BYTES`
+ * of metadata; a client never used expires (adapter.ts).
  */
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
@@ -13,7 +17,9 @@ import type { Config } from '../config.js';
 import type { Database } from '../store/schema.js';
 import type { AccountKey } from '../auth/account-key.js';
 import type { Audience } from '../auth/types.js';
-import type { AuthLimits } from '../http/limits.js';
+import type { OAuthLimits } from '../http/limits.js';
+import { HttpError } from '../http/errors.js';
+import type { Clock } from '../runtime/clock.js';
 import type { RevocationList } from '../auth/revocation.js';
 import { createProvider, OAUTH_ROUTES } from './provider.js';
 import { createInteractionRouter } from './interactions.js';
@@ -28,24 +34,38 @@ export const OAUTH_COOKIE_SECRET = 'oauth-cookie-key';
 
 export interface OAuthServer {
   /** The authorization server's paths and its pages (sign-in, consent, approval links). */
-  routes(limits: AuthLimits): Router;
+  routes(limits: OAuthLimits): Router;
   /** Approval links for destructive calls from clients that cannot confirm (src/mcp/confirmation.ts). */
   readonly approvals: ApprovalLinks;
 }
 
 export interface OAuthServerOptions {
-  readonly config: Pick<Config, 'publicUrl' | 'tokenMaxLifetimeSeconds' | 'trustProxy' | 'seedDemoData'>;
+  readonly config: Pick<Config, 'publicUrl' | 'tokenMaxLifetimeSeconds' | 'seedDemoData'>;
   readonly db: Kysely<Database>;
   readonly logger: Logger;
   readonly signingKey: AccountKey;
   readonly issuer: string;
   readonly audiences: Readonly<Record<Audience, string>>;
   readonly revocation: RevocationList;
+  readonly clock: Clock;
 }
 
-async function loadCookieKey(db: Kysely<Database>): Promise<string> {
+/** The largest client metadata one registration may send (real clients send well under 2 KB). */
+export const MAX_CLIENT_METADATA_BYTES = 8192;
+
+/** The authorization server's metadata documents: public, the same for everyone, changed only by a release. */
+const METADATA_CACHE_CONTROL = 'public, max-age=300';
+
+/** An RFC 6749 §5.2 / RFC 7591 §3.2.2 error body. */
+function sendOAuthError(ctx: Koa.Context, status: number, error: string, description: string, headers: Readonly<Record<string, string>> = {}): void {
+  ctx.set({ ...headers, 'Cache-Control': 'no-store' });
+  ctx.status = status;
+  ctx.body = { error, error_description: description };
+}
+
+async function loadCookieKey(db: Kysely<Database>, clock: Clock): Promise<string> {
   await db.insertInto('shared_secrets')
-    .values({ name: OAUTH_COOKIE_SECRET, value: randomBytes(32).toString('base64url'), created_at: new Date().toISOString() })
+    .values({ name: OAUTH_COOKIE_SECRET, value: randomBytes(32).toString('base64url'), created_at: new Date(clock.now()).toISOString() })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
   const row = await db.selectFrom('shared_secrets').select('value').where('name', '=', OAUTH_COOKIE_SECRET).executeTakeFirstOrThrow();
@@ -53,7 +73,7 @@ async function loadCookieKey(db: Kysely<Database>): Promise<string> {
 }
 
 export async function createOAuthServer(options: OAuthServerOptions): Promise<OAuthServer> {
-  const cookieKey = await loadCookieKey(options.db);
+  const cookieKey = await loadCookieKey(options.db, options.clock);
   const provider = createProvider({
     issuer: options.issuer,
     audiences: options.audiences,
@@ -61,23 +81,53 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
     signingKey: options.signingKey,
     cookieKeys: [cookieKey],
     maxLifetimeSeconds: options.config.tokenMaxLifetimeSeconds,
-    trustProxy: options.config.trustProxy,
     revocation: options.revocation,
+    clock: options.clock,
+    maxClientMetadataBytes: MAX_CLIENT_METADATA_BYTES,
   });
   provider.on('server_error', (_ctx: unknown, err: unknown) => {
     options.logger.error({ event: 'oauth_server_error', err }, 'OAuth authorization server error');
   });
   const handle = provider.callback();
-  const approvals = createApprovalLinks(options.db, options.config.publicUrl);
+  const approvals = createApprovalLinks(options.db, options.config.publicUrl, () => options.clock.now());
+  const publicUrl = new URL(options.config.publicUrl);
+  // oidc-provider trusts the forwarded headers (provider.ts): on every request of these routes
+  // (its own paths, and the pages that call it) they are ours, PUBLIC_URL's, whatever was sent.
+  const forwardPublicUrl: Koa.Middleware = async (ctx, next) => {
+    ctx.req.headers['x-forwarded-host'] = publicUrl.host;
+    ctx.req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
+    await next();
+  };
   // oidc-provider is a Koa app of its own; it answers these paths with its own context and cookies.
   const delegate: Koa.Middleware = async (ctx) => {
     ctx.respond = false;
     await handle(ctx.req, ctx.res);
   };
+  const metadata: Koa.Middleware = async (ctx, next) => {
+    ctx.res.setHeader('Cache-Control', METADATA_CACHE_CONTROL);
+    await next();
+  };
+  /** Bounded registration: the address's budget, then the size of what it sends. */
+  const admitRegistration = (limits: OAuthLimits): Koa.Middleware => async (ctx, next) => {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    try {
+      await limits.consumeRegistration(ctx.ip);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 429) throw err;
+      sendOAuthError(ctx, 429, 'temporarily_unavailable', err.message, err.headers);
+      return;
+    }
+    if ((ctx.request.length ?? 0) > MAX_CLIENT_METADATA_BYTES) {
+      sendOAuthError(ctx, 413, 'invalid_client_metadata', `client metadata must be at most ${MAX_CLIENT_METADATA_BYTES} bytes`);
+      return;
+    }
+    await next();
+  };
   return {
     approvals,
     routes(limits) {
       const router = new Router();
+      router.use(forwardPublicUrl);
       router.all(OAUTH_ROUTES.authorization, delegate);
       router.get(`${OAUTH_ROUTES.authorization}/:uid`, delegate);
       router.all(OAUTH_ROUTES.token, delegate);
@@ -87,13 +137,10 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
         ctx.set({ 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': 'content-type', 'Access-Control-Max-Age': '3600' });
         ctx.status = 204;
       });
-      router.post(OAUTH_ROUTES.registration, async (ctx, next) => {
-        ctx.set('Access-Control-Allow-Origin', '*');
-        await next();
-      }, delegate);
+      router.post(OAUTH_ROUTES.registration, admitRegistration(limits), delegate);
       router.all(OAUTH_ROUTES.revocation, delegate);
-      router.all('/.well-known/oauth-authorization-server', delegate);
-      router.all('/.well-known/openid-configuration', delegate);
+      router.all('/.well-known/oauth-authorization-server', metadata, delegate);
+      router.all('/.well-known/openid-configuration', metadata, delegate);
       const pages = createInteractionRouter({
         provider, db: options.db, publicUrl: options.config.publicUrl, csrfKey: cookieKey, demoSignIn: options.config.seedDemoData, limits,
         defaultResource: options.audiences.mcp,
@@ -101,6 +148,7 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
       router.use(pages.routes());
       const approvalPage = createApprovalRouter({
         db: options.db, approvals, publicUrl: options.config.publicUrl, csrfKey: cookieKey, demoSignIn: options.config.seedDemoData, limits,
+        now: () => options.clock.now(),
       });
       router.use(approvalPage.routes());
       return router;

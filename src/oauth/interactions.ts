@@ -3,8 +3,9 @@
  * `GET /account/interaction/:uid` shows the page the request needs next; the forms post to
  * `…/login` and `…/consent`. Each post must carry the page's CSRF token (an HMAC of the
  * interaction id) and, when the browser sends one, our own Origin; the interaction itself is
- * bound to the browser by oidc-provider's cookie. Failed sign-ins count against the address's
- * failed-authentication limit.
+ * bound to the browser by oidc-provider's cookie. The address's failed-authentication limit is
+ * consulted before the password is checked (over it, even the right password is answered 429, so
+ * 429 says nothing about the password) and failed sign-ins count against it.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
@@ -13,7 +14,7 @@ import type Provider from 'oidc-provider';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { HttpError } from '../http/errors.js';
-import { throttleFailure, type AuthLimits } from '../http/limits.js';
+import type { AuthLimits } from '../http/limits.js';
 import { INTERACTION_PREFIX } from './provider.js';
 import { DEMO_PASSWORD, describePerson, findActiveOrganization, signIn } from './people.js';
 import { OIDC_SCOPES, describeScope, grantedScopes, isFinanceScope } from './scopes.js';
@@ -40,9 +41,22 @@ function requestedResources(param: unknown, fallback: string): string[] {
 }
 
 /**
- * 303 to oidc-provider's resume URL as a path: the provider builds it from the request's Host,
- * which behind a load balancer may be a replica's own address; the path resolves against the
- * page's real (public) origin.
+ * Where the consent page says the client returns to: the origin of an https or loopback redirect
+ * URI, the scheme of a private-use one (RFC 8252 §7.1: `com.example.app:/cb` is the app
+ * `com.example.app`; its URL origin is the string "null").
+ */
+function describeRedirect(redirectUri: unknown): string {
+  if (typeof redirectUri !== 'string') return 'an unknown address';
+  const url = URL.parse(redirectUri);
+  if (url === null) return 'an unknown address';
+  if (url.protocol === 'https:' || url.protocol === 'http:') return url.origin;
+  return `the app ${url.protocol.slice(0, -1)}`;
+}
+
+/**
+ * 303 to oidc-provider's resume URL as a path (relative to the page, whose origin is the public
+ * one): the URL names PUBLIC_URL's origin (src/oauth/index.ts), and a path keeps the browser on
+ * the origin it already uses.
  */
 function redirectWithin(ctx: Koa.Context, returnTo: string): void {
   const url = new URL(returnTo, 'http://placeholder.invalid');
@@ -69,15 +83,8 @@ export function createInteractionRouter(options: InteractionOptions): Router {
 
   async function clientView(clientId: string | undefined, redirectUri: unknown): Promise<ClientView> {
     const client = clientId === undefined ? undefined : await provider.Client.find(clientId);
-    let redirectOrigin = 'an unknown address';
-    try {
-      redirectOrigin = new URL(String(redirectUri)).origin;
-    } catch {
-      // A private-use scheme has no origin worth showing; the client name stays.
-      if (typeof redirectUri === 'string') redirectOrigin = redirectUri.split(':')[0] ?? redirectOrigin;
-    }
     const name = typeof client?.clientName === 'string' && client.clientName !== '' ? client.clientName : 'An unnamed application';
-    return { name, redirectOrigin };
+    return { name, redirectOrigin: describeRedirect(redirectUri) };
   }
 
   // Errors on these pages render as HTML, never as the JSON of the API surfaces.
@@ -125,13 +132,13 @@ export function createInteractionRouter(options: InteractionOptions): Router {
     assertSameOriginPost(ctx, details.uid, form);
     if (details.prompt.name !== 'login') throw new HttpError(400, 'This sign-in is not waiting for a password.');
     const email = form.get('email') ?? '';
+    await options.limits.assertAuthAllowed(ctx.ip);
     const result = await signIn(db, email, form.get('password') ?? '', options.demoSignIn);
     if (!result.ok) {
-      await throttleFailure(options.limits, ctx.ip);
+      await options.limits.recordAuthFailure(ctx.ip);
       const client = await clientView(details.params.client_id as string | undefined, details.params.redirect_uri);
-      const error = result.reason === 'inactive' ? 'This person has no active membership.' : 'Wrong email or password.';
       sendPage(ctx, renderLogin({
-        action: `${INTERACTION_PREFIX}/${details.uid}/login`, csrf: csrfFor(details.uid), client, email, error, ...(demoHint ? { demoHint } : {}),
+        action: `${INTERACTION_PREFIX}/${details.uid}/login`, csrf: csrfFor(details.uid), client, email, error: 'Wrong email or password.', ...(demoHint ? { demoHint } : {}),
       }), 401);
       return;
     }

@@ -3,12 +3,14 @@
  * Account keeps no passwords: the demo people (src/seed) sign in with the documented demo
  * password while demo data is on (`SEED_DEMO_DATA`, the embedded default); anyone else signs in
  * at an external Account (`ACCOUNT_ISSUER`). A person needs an active membership; the token's
- * organization is the first active one.
+ * organization is the first active one. Every refusal is the same one (an unknown email, a wrong
+ * password, a person without an active membership), so the page is no oracle for memberships.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { DEMO_MEMBERS } from '../seed/identity.js';
+import { isUnsafeText } from '../api/unsafe-text.js';
 
 export const DEMO_PASSWORD = 'demo';
 
@@ -19,7 +21,7 @@ export interface SignedInPerson {
   readonly organizationId: string;
 }
 
-export type SignInResult = { ok: true; person: SignedInPerson } | { ok: false; reason: 'invalid' | 'inactive' };
+export type SignInResult = { ok: true; person: SignedInPerson } | { ok: false };
 
 function samePassword(given: string, expected: string): boolean {
   const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -35,13 +37,15 @@ export async function findActiveOrganization(db: Kysely<Database>, personId: str
 }
 
 export async function signIn(db: Kysely<Database>, email: string, password: string, demoEnabled: boolean): Promise<SignInResult> {
+  // Text no email holds (a NUL byte would fail the query on PostgreSQL) signs no one in.
+  if (isUnsafeText(email)) return { ok: false };
   const person = await db.selectFrom('persons').select(['id', 'deleted_at'])
     .where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
   // One answer for an unknown email and a wrong password, so emails cannot be probed.
   const known = person !== undefined && person.deleted_at === null && demoEnabled && DEMO_PERSON_IDS.has(person.id);
-  if (!samePassword(password, DEMO_PASSWORD) || !known) return { ok: false, reason: 'invalid' };
+  if (!samePassword(password, DEMO_PASSWORD) || !known) return { ok: false };
   const organizationId = await findActiveOrganization(db, person.id);
-  if (organizationId === null) return { ok: false, reason: 'inactive' };
+  if (organizationId === null) return { ok: false };
   return { ok: true, person: { personId: person.id, organizationId } };
 }
 

@@ -11,7 +11,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { AccountKey } from '../auth/account-key.js';
 import type { Audience } from '../auth/types.js';
-import { ALL_SCOPES, isWriteScope } from '../identity/scopes.js';
+import { OAUTH_SCOPES, isWriteScope } from '../identity/scopes.js';
+import { CLOCK_TOLERANCE_SECONDS } from '../auth/verify.js';
+import type { Clock } from '../runtime/clock.js';
 import type { RevocationList } from '../auth/revocation.js';
 import { createAdapterFactory, ISSUED_ACCESS_TOKEN } from './adapter.js';
 import { findActiveOrganization } from './people.js';
@@ -40,8 +42,10 @@ export interface ProviderOptions {
   readonly signingKey: AccountKey;
   readonly cookieKeys: readonly string[];
   readonly maxLifetimeSeconds: number;
-  readonly trustProxy: boolean;
   readonly revocation: RevocationList;
+  readonly clock: Clock;
+  /** The largest registered metadata (its JSON), whatever the transfer encoding of the request. */
+  readonly maxClientMetadataBytes: number;
 }
 
 /** Redirect URIs a registered client may use: https anywhere, http on loopback only, or a private-use scheme (RFC 8252). */
@@ -65,9 +69,12 @@ export function isAllowedRedirectUri(uri: string): boolean {
  */
 const POLICY_PROPERTY = 'urn:kobana:registration-policy';
 
-function validateClientMetadata(ctx: KoaContextWithOIDC | undefined, _key: string, _value: unknown, metadata: Record<string, unknown>): void {
+function validateClientMetadata(maxBytes: number, ctx: KoaContextWithOIDC | undefined, metadata: Record<string, unknown>): void {
   // Runs for registrations (ctx set), not for clients read back from storage.
   if (ctx === undefined) return;
+  if (Buffer.byteLength(JSON.stringify(metadata)) > maxBytes) {
+    throw new errors.InvalidClientMetadata(`client metadata must be at most ${maxBytes} bytes`);
+  }
   const uris = Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris : [];
   if (!uris.every((u) => typeof u === 'string' && isAllowedRedirectUri(u))) {
     throw new errors.InvalidRedirectUri('redirect_uris must be https, http on a loopback address, or a private-use scheme');
@@ -81,8 +88,14 @@ export function createProvider(options: ProviderOptions): Provider {
   const { audiences, db } = options;
   const resources = new Map<string, Audience>([[audiences.mcp, 'mcp'], [audiences.api, 'api']]);
   const accessTokenTTL = Math.min(ACCESS_TOKEN_TTL_SECONDS, options.maxLifetimeSeconds);
+  // A revocation row must outlive its token: the verifier accepts a token until `exp` + tolerance.
+  const revocationSeconds = accessTokenTTL + CLOCK_TOLERANCE_SECONDS;
   // One factory: it carries the expired-record sweep's clock, shared by every model.
-  const adapter = createAdapterFactory(db, { revocation: options.revocation });
+  const scopes = [...OIDC_SCOPES, ...OAUTH_SCOPES];
+  const adapter = createAdapterFactory(db, {
+    revocation: options.revocation, now: () => options.clock.now(), fallbackRevocationSeconds: revocationSeconds, clientScopes: new Set(scopes),
+  });
+  const issued = adapter(ISSUED_ACCESS_TOKEN);
   const configuration: Configuration = {
     adapter,
     clients: [],
@@ -94,7 +107,7 @@ export function createProvider(options: ProviderOptions): Provider {
       long: { httpOnly: true, sameSite: 'lax' },
       short: { httpOnly: true, sameSite: 'lax' },
     },
-    scopes: [...OIDC_SCOPES, ...ALL_SCOPES],
+    scopes,
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     clientAuthMethods: ['none'],
@@ -104,7 +117,11 @@ export function createProvider(options: ProviderOptions): Provider {
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: 'ES256',
     },
-    extraClientMetadata: { properties: [POLICY_PROPERTY], validator: validateClientMetadata as never },
+    extraClientMetadata: {
+      properties: [POLICY_PROPERTY],
+      validator: ((ctx: KoaContextWithOIDC | undefined, _key: string, _value: unknown, metadata: Record<string, unknown>) =>
+        validateClientMetadata(options.maxClientMetadataBytes, ctx, metadata)) as never,
+    },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     pkce: { required: () => true },
     routes: OAUTH_ROUTES,
@@ -115,6 +132,9 @@ export function createProvider(options: ProviderOptions): Provider {
     },
     async extraTokenClaims(_ctx, token) {
       if (!('accountId' in token) || typeof token.accountId !== 'string') return undefined;
+      // Recorded (awaited, before the token is handed out) with its grant and for as long as it
+      // can be used, so revoking the grant revokes it on every replica (adapter.ts).
+      if (typeof token.grantId === 'string') await issued.upsert(token.jti, { grantId: token.grantId }, revocationSeconds);
       // An inactive person's token still names an organization: the resource server then answers membership_inactive.
       const org = await findActiveOrganization(db, token.accountId) ?? await firstOrganization(db, token.accountId);
       const scopes = typeof token.scope === 'string' ? token.scope.split(' ') : [];
@@ -150,7 +170,7 @@ export function createProvider(options: ProviderOptions): Provider {
         async getResourceServerInfo(_ctx, resourceIndicator) {
           if (!resources.has(resourceIndicator)) throw new errors.InvalidTarget('unknown resource');
           return {
-            scope: ALL_SCOPES.join(' '),
+            scope: OAUTH_SCOPES.join(' '),
             audience: resourceIndicator,
             accessTokenTTL,
             accessTokenFormat: 'jwt',
@@ -167,15 +187,9 @@ export function createProvider(options: ProviderOptions): Provider {
     },
   };
   const provider = new Provider(options.issuer, configuration);
-  provider.proxy = options.trustProxy;
-  const issued = adapter(ISSUED_ACCESS_TOKEN);
-  provider.on('access_token.issued', (token: { jti: string; grantId?: string; exp?: number }) => {
-    if (typeof token.grantId !== 'string') return;
-    const expiresIn = Math.max(1, (token.exp ?? 0) - Math.floor(Date.now() / 1000));
-    // Best effort: oidc-provider does not await listeners. A lost row only means this token
-    // outlives a revocation of its grant by its remaining lifetime (one hour at most).
-    issued.upsert(token.jti, { grantId: token.grantId }, expiresIn).catch(() => undefined);
-  });
+  // The public URL, never the request's Host, names every endpoint (index.ts sets the forwarded
+  // host and protocol from PUBLIC_URL on every request it hands over).
+  provider.proxy = true;
   return provider;
 }
 

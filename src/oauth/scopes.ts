@@ -1,20 +1,22 @@
 /**
  * What the consent page grants (docs/security.md#oauth-login): the requested read scopes always,
- * the requested write scopes only when the person ticks "also allow changes"; and how each scope
+ * the requested write scopes only when the person ticks "also allow changes", the Seguridad
+ * scopes never (a person's decision, personal tokens only); and how each scope
  * reads in plain words. Pure functions over the scope grammar of src/identity/scopes.ts.
  */
-import { ALL_READ_SCOPE, ALL_SCOPES, ALL_WRITE_SCOPE, MONEY_WRITE_SCOPE, isWriteScope } from '../identity/scopes.js';
+import { ALL_READ_SCOPE, ALL_WRITE_SCOPE, MONEY_WRITE_SCOPE, OAUTH_SCOPES, isWriteScope } from '../identity/scopes.js';
 
 /** The OpenID scopes a client may also ask for: `offline_access` (a refresh token) and `openid`. */
 export const OIDC_SCOPES: readonly string[] = ['openid', 'offline_access'];
 
-const FINANCE_SCOPES: ReadonlySet<string> = new Set(ALL_SCOPES);
+/** The finance scopes a grant may carry: never the Seguridad ones (src/identity/scopes.ts `OAUTH_SCOPES`). */
+const FINANCE_SCOPES: ReadonlySet<string> = new Set(OAUTH_SCOPES);
 
 export function isFinanceScope(scope: string): boolean {
   return FINANCE_SCOPES.has(scope);
 }
 
-/** The finance scopes the person grants: reads always, writes only with `approveWrites`; unknown scopes never. */
+/** The finance scopes the person grants: reads always, writes only with `approveWrites`; unknown and Seguridad scopes never. */
 export function grantedScopes(requested: readonly string[], approveWrites: boolean): string[] {
   return requested.filter((s) => isFinanceScope(s) && (approveWrites || !isWriteScope(s)));
 }

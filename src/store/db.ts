@@ -47,32 +47,51 @@ export function observeQueries(db: Kysely<Database>, listener: QueryListener): (
   return () => listeners.delete(listener);
 }
 
-/** The better-sqlite3 connection under a SQLite Kysely instance (identityVersionReader reads through it). */
+/** The better-sqlite3 connection under a SQLite Kysely instance (identityStateReader reads through it). */
 const sqliteConnections = new WeakMap<Kysely<Database>, SqliteDatabase.Database>();
 
+/** What src/auth/caller.ts compares on every call: the organization's identity version, and whether the token is revoked. */
+export interface IdentityState {
+  readonly version: number;
+  readonly revoked: boolean;
+}
+
+/** `exists(…)` reads 1/0 on SQLite and true/false on PostgreSQL. */
+export function readFlag(value: unknown): boolean {
+  return value === true || Number(value) === 1;
+}
+
 /**
- * The reader of an organization's identity version, which auth/caller.ts compares on every call
- * (compiled once). On SQLite, when no transaction holds the connection, it runs its prepared
- * statement on the connection directly: the same autocommit read Kysely would run, without its
- * asynchronous connection hand-off, which cost about a tenth of a cached `tools/list`
- * (bench/README.md). While a transaction is open it waits for the connection through Kysely like
- * any other query, so it never reads uncommitted work. Query observers see it either way.
+ * The reader of an organization's identity version together with the revocation of the token
+ * calling (one statement, compiled once: `revoked_tokens` is read by primary key on every call,
+ * so a revocation written by any replica is seen at the next call, with no reload interval).
+ * Undefined when the organization has no version row. On SQLite, when no transaction holds the
+ * connection, it runs its prepared statement on the connection directly: the same autocommit read
+ * Kysely would run, without its asynchronous connection hand-off, which cost about a tenth of a
+ * cached `tools/list` (bench/README.md). While a transaction is open it waits for the connection
+ * through Kysely like any other query, so it never reads uncommitted work. Query observers see it
+ * either way.
  */
-export function identityVersionReader(db: Kysely<Database>): (organizationId: string) => Promise<number | undefined> {
-  const { sql: text } = db.selectFrom('identity_versions').select('version').where('organization_id', '=', '').compile();
-  const viaKysely = async (organizationId: string): Promise<number | undefined> => {
-    const { rows } = await db.executeQuery<{ version: number | string }>(CompiledQuery.raw(text, [organizationId]));
-    return rows[0] === undefined ? undefined : Number(rows[0].version);
+export function identityStateReader(db: Kysely<Database>): (organizationId: string, tokenId: string) => Promise<IdentityState | undefined> {
+  const { sql: text } = db.selectFrom('identity_versions')
+    .select((eb) => ['version', eb.exists(eb.selectFrom('revoked_tokens').select('jti').where('jti', '=', '')).as('revoked')])
+    .where('organization_id', '=', '').compile();
+  type Row = { version: number | string; revoked: unknown };
+  const toState = (row: Row | undefined): IdentityState | undefined =>
+    row === undefined ? undefined : { version: Number(row.version), revoked: readFlag(row.revoked) };
+  // Parameters in the statement's order: the token's id (the subquery), then the organization.
+  const viaKysely = async (organizationId: string, tokenId: string): Promise<IdentityState | undefined> => {
+    const { rows } = await db.executeQuery<Row>(CompiledQuery.raw(text, [tokenId, organizationId]));
+    return toState(rows[0]);
   };
   const connection = sqliteConnections.get(db);
   if (connection === undefined) return viaKysely;
-  const statement = connection.prepare(text).pluck();
+  const statement = connection.prepare(text);
   const listeners = queryListeners.get(db) ?? new Set<QueryListener>();
-  return async (organizationId) => {
-    if (connection.inTransaction) return viaKysely(organizationId);
+  return async (organizationId, tokenId) => {
+    if (connection.inTransaction) return viaKysely(organizationId, tokenId);
     for (const listener of listeners) listener(text);
-    const version = statement.get(organizationId) as number | string | undefined;
-    return version === undefined ? undefined : Number(version);
+    return toState(statement.get(tokenId, organizationId) as Row | undefined);
   };
 }
 

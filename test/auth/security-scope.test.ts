@@ -90,12 +90,13 @@ describe('security settings need the explicit finance.security scopes (REST)', (
     expect(res.status).to.equal(200);
   });
 
-  it('lists both security scopes in the protected-resource metadata', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1']) {
+  it('offers neither security scope in the protected-resource metadata (OAuth never grants them: personal tokens only)', async () => {
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource/v1']) {
       const res = await fetch(`${app.url}${path}`);
       expect(res.status).to.equal(200);
       const body = (await res.json()) as { scopes_supported: string[] };
-      expect(body.scopes_supported).to.include.members(['finance.security', 'finance.security.write', 'finance.all', 'finance.all.write']);
+      expect(body.scopes_supported).to.include.members(['finance.all', 'finance.all.write', 'finance.payables.write']);
+      expect(body.scopes_supported, path).to.not.include.oneOf(['finance.security', 'finance.security.write']);
     }
   });
 });

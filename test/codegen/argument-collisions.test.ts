@@ -126,6 +126,7 @@ describe('argument name collisions are renamed, recorded and mapped back', funct
         async consumeProtocol() {},
         async assertAuthAllowed() {},
         async recordAuthFailure() {},
+        async consumeRegistration() {},
         async close() {},
       };
       const router = createMcpRouter({

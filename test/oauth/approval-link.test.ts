@@ -2,7 +2,9 @@
  * Issue 19, "Done when" 3: an SDK v1 client (2025-06-18, no form elicitation) cancels a payable
  * through the approval link of `confirmation_required`: the test opens the link as the signed-in
  * person, approves, the agent retries and the payable is cancelled exactly once. Replays, another
- * person's approval, changed arguments and expired approvals change nothing.
+ * person's approval, changed arguments and expired approvals change nothing. Issue 25, L4: a used
+ * or stale approval never blocks a fresh link, and Deny leaves the agent's next try refused with
+ * USER_DECLINED.
  */
 import { expect } from 'chai';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -72,9 +74,11 @@ describe('approval links for clients that cannot confirm (SDK v1, 2025-06-18)', 
     const first = await cancel(target);
     expect(first.ok, JSON.stringify(first.body)).to.equal(true);
     expect(first.body).to.include({ id: target, status: 'cancelled' });
+    // A used approval serves nothing more: the retry is asked again with a fresh link (docs/security.md#approval-links).
     const replay = await cancel(target);
     expect(replay.ok).to.equal(false);
-    expect((replay.body as ToolError).error.code).to.equal('confirmation_replayed');
+    expect((replay.body as ToolError).error.code).to.equal('confirmation_required');
+    expect((replay.body as ToolError).error.details?.approval_url).to.be.a('string').and.not.equal(link.href);
     const activity = await app.services.db.selectFrom('activity').select('id')
       .where('workspace_id', '=', DEMO.workspaces.matriz).where('record_id', '=', target).where('operation', 'like', '%cancel%').execute();
     expect(activity).to.have.length(1);
@@ -109,5 +113,54 @@ describe('approval links for clients that cannot confirm (SDK v1, 2025-06-18)', 
     expect((late.body as ToolError).error.code).to.equal('confirmation_required');
     expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
     expect((await fetch(link)).status).to.equal(404);
+  });
+
+  it('an approval of a record that changed since does not block a fresh link (L4)', async () => {
+    const target = await pickPendingPayable(app.services.db, used);
+    const stale = await askForLink(target);
+    expect((await approveAs(stale, 'ana@demo.test')).status).to.equal(200);
+    // Someone else edits the payable after the approval: the approval is for a version that is gone.
+    await app.services.db.updateTable('titles').set((eb) => ({ version: eb('version', '+', 1) })).where('workspace_id', '=', DEMO.workspaces.matriz).where('id', '=', target).execute();
+    const retry = await cancel(target);
+    expect(retry.ok).to.equal(false);
+    const { error } = retry.body as ToolError;
+    expect(error.code).to.equal('confirmation_required');
+    const fresh = new URL(error.details?.approval_url as string);
+    expect(fresh.href).to.not.equal(stale.href);
+    expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
+    expect((await approveAs(fresh, 'ana@demo.test')).status).to.equal(200);
+    const done = await cancel(target);
+    expect(done.ok, JSON.stringify(done.body)).to.equal(true);
+    expect(await readPayableStatus(app.services.db, target)).to.equal('cancelled');
+  });
+
+  it('Deny on the approval page: the agent\'s next try is refused with USER_DECLINED, and nothing changes (L4)', async () => {
+    const target = await pickPendingPayable(app.services.db, used);
+    const link = await askForLink(target);
+    const html = await (await fetch(link)).text();
+    expect(html).to.match(/<button[^>]*name="decision" value="deny"[^>]*>Deny<\/button>/);
+    const csrf = (/name="csrf" value="([^"]+)"/.exec(html) as RegExpExecArray)[1] as string;
+    const denied = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url },
+      body: new URLSearchParams({ csrf, decision: 'deny' }).toString(),
+    });
+    expect(denied.status).to.equal(200);
+    expect(await denied.text()).to.include('Denied');
+    // A denied link cannot be approved afterwards.
+    expect(await (await fetch(link)).text()).to.include('Denied');
+    const late = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url },
+      body: new URLSearchParams({ csrf, email: 'ana@demo.test', password: DEMO_PASSWORD }).toString(),
+    });
+    expect(await late.text()).to.include('Denied').and.not.include('Approved');
+    const refused = await cancel(target);
+    expect(refused.ok).to.equal(false);
+    expect((refused.body as ToolError).error.code).to.equal('USER_DECLINED');
+    expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
+    // The denial is delivered once: asking again later is a fresh question.
+    expect((await askForLink(target)).href).to.not.equal(link.href);
+    expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The identity-version read behind every cached call (src/store/db.ts `identityVersionReader`):
+ * The identity-version read behind every cached call (src/store/db.ts `identityStateReader`, which
+ * reads the calling token's revocation in the same statement):
  * on SQLite it runs straight on the connection when no transaction holds it, and must then still
  * never see uncommitted work — a read issued while a transaction that bumps the version is open
  * waits for the commit (SQLite: one connection) or reads the committed value (PostgreSQL). Query
@@ -7,10 +8,10 @@
  */
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { identityVersionReader, observeQueries } from '../../src/store/db.js';
+import { identityStateReader, observeQueries } from '../../src/store/db.js';
 import { openTestDatabase, DEMO, type TestDatabase } from '../helpers/index.js';
 
-describe('identityVersionReader()', () => {
+describe('identityStateReader()', () => {
   let store: TestDatabase;
   before(async () => {
     store = await openTestDatabase({ seed: true });
@@ -20,7 +21,8 @@ describe('identityVersionReader()', () => {
   });
 
   it('reads the committed version, reported to query observers, and undefined for an unknown organization', async () => {
-    const read = identityVersionReader(store.db);
+    const readState = identityStateReader(store.db);
+    const read = async (organizationId: string) => (await readState(organizationId, 'a-token-id'))?.version;
     const seen: string[] = [];
     const stop = observeQueries(store.db, (text) => seen.push(text));
     const version = await read(DEMO.organizationId);
@@ -32,8 +34,22 @@ describe('identityVersionReader()', () => {
     expect(await read('00000000-0000-4000-8000-00000000dead')).to.equal(undefined);
   });
 
+  it('says whether the token is revoked, in the same statement', async () => {
+    const readState = identityStateReader(store.db);
+    const jti = `revoked-${Date.now()}`;
+    expect((await readState(DEMO.organizationId, jti))?.revoked).to.equal(false);
+    await store.db.insertInto('revoked_tokens').values({ jti, revoked_at: new Date().toISOString(), expires_at: new Date(Date.now() + 60_000).toISOString() }).execute();
+    const seen: string[] = [];
+    const stop = observeQueries(store.db, (text) => seen.push(text));
+    const state = await readState(DEMO.organizationId, jti);
+    stop();
+    expect(state?.revoked).to.equal(true);
+    expect(seen).to.have.length(1);
+  });
+
   it('never returns a version bumped by a transaction that has not committed', async () => {
-    const read = identityVersionReader(store.db);
+    const readState = identityStateReader(store.db);
+    const read = async (organizationId: string) => (await readState(organizationId, 'a-token-id'))?.version;
     const before = (await read(DEMO.organizationId)) as number;
     let settled = false;
     let settledBeforeCommit = false;

@@ -93,6 +93,7 @@ const limits: Limits = {
   async consumeProtocol(subject) { if (subject === 'p-limited') throw new HttpError(429, 'Too many requests', { 'Retry-After': '7' }); },
   async assertAuthAllowed() {},
   async recordAuthFailure() {},
+  async consumeRegistration() {},
   async close() {},
 };
 
