@@ -4,7 +4,8 @@
  * `toDefinition` turns it into the generated OperationDefinition; routes and tools are views of
  * that (src/runtime/views.ts).
  */
-import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
+import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationBounds, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
+import { extractBounds } from './bounds.js';
 import { classifyOperation } from './classify.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
@@ -59,6 +60,8 @@ export interface OperationModel {
   readonly mcp: McpExtension;
   /** `x-kobana-confirm` as written; plan-spec.ts turns it into `ref.confirmation` (classify.ts). */
   readonly confirm: unknown;
+  /** `x-kobana-bounds`, checked (codegen/bounds.ts). */
+  readonly bounds: OperationBounds | null;
 }
 
 export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -88,6 +91,12 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
   const description = typeof operation.description === 'string' ? operation.description.trim() : '';
   const movesMoney = operation['x-kobana-moves-money'] === true;
   const mcp = extractMcp(ctx, pointer, operation);
+  const requestBody = extractRequestBody(operation.requestBody);
+  const bodyProperties = (requestBody?.content['application/json']?.['properties'] ?? {}) as Record<string, JsonSchema>;
+  const bounds = extractBounds(ctx.file, pointer, operation['x-kobana-bounds'], {
+    query: new Map(all.filter((p) => p.in === 'query').map((p) => [p.name, p.schema])),
+    body: new Map(Object.entries(bodyProperties)),
+  });
   return {
     file: ctx.file,
     pointer,
@@ -107,12 +116,13 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
     },
     parameters: all.filter((p) => !listMembers.has(p)),
     list,
-    requestBody: extractRequestBody(operation.requestBody),
+    requestBody,
     successStatus: extractSuccessStatus(operation.responses),
     successResponse: extractSuccessResponse(operation.responses),
     tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string' && tag !== '') : [],
     mcp,
     confirm: operation['x-kobana-confirm'],
+    bounds,
   };
 }
 
@@ -256,6 +266,7 @@ export function toDefinition(model: OperationModel, toolName: string | null): Op
     successStatus: model.successStatus,
     successResponse: model.successResponse,
     tags: model.tags,
+    bounds: model.bounds,
   };
 }
 

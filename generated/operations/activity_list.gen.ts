@@ -281,5 +281,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "activity"
-  ]
+  ],
+  "bounds": null
 };

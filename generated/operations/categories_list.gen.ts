@@ -309,5 +309,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "categories"
-  ]
+  ],
+  "bounds": null
 };

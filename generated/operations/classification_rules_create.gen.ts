@@ -366,5 +366,12 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "classification_rules"
-  ]
+  ],
+  "bounds": {
+    "spans": [],
+    "maxScanned": null,
+    "maxPerWorkspace": 200,
+    "maxLines": null,
+    "maxTags": null
+  }
 };

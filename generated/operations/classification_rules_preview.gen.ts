@@ -30,6 +30,32 @@ export const operation: OperationDefinition = {
         "format": "uuid",
         "description": "Id."
       }
+    },
+    {
+      "name": "from",
+      "in": "query",
+      "required": false,
+      "schema": {
+        "type": "string",
+        "format": "date",
+        "examples": [
+          "2026-03-01"
+        ],
+        "description": "Only lines posted on or after this day."
+      }
+    },
+    {
+      "name": "to",
+      "in": "query",
+      "required": false,
+      "schema": {
+        "type": "string",
+        "format": "date",
+        "examples": [
+          "2026-03-31"
+        ],
+        "description": "Only lines posted on or before this day."
+      }
     }
   ],
   "list": null,
@@ -150,5 +176,12 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "classification_rules"
-  ]
+  ],
+  "bounds": {
+    "spans": [],
+    "maxScanned": 5000,
+    "maxPerWorkspace": null,
+    "maxLines": null,
+    "maxTags": null
+  }
 };

@@ -229,5 +229,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "companies"
-  ]
+  ],
+  "bounds": null
 };

@@ -275,5 +275,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "cost_centers"
-  ]
+  ],
+  "bounds": null
 };

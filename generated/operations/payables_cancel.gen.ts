@@ -364,5 +364,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "payables"
-  ]
+  ],
+  "bounds": null
 };

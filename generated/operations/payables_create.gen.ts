@@ -523,5 +523,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "payables"
-  ]
+  ],
+  "bounds": null
 };

@@ -316,5 +316,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "reconciliations"
-  ]
+  ],
+  "bounds": null
 };

@@ -44,5 +44,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "reconciliations"
-  ]
+  ],
+  "bounds": null
 };

@@ -236,5 +236,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "reconciliations"
-  ]
+  ],
+  "bounds": null
 };

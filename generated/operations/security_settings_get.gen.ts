@@ -128,5 +128,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "security_settings"
-  ]
+  ],
+  "bounds": null
 };

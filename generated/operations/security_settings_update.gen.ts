@@ -195,5 +195,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "security_settings"
-  ]
+  ],
+  "bounds": null
 };

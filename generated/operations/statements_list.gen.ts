@@ -397,5 +397,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "statements"
-  ]
+  ],
+  "bounds": null
 };

@@ -212,5 +212,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "taxes"
-  ]
+  ],
+  "bounds": null
 };

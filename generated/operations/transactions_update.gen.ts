@@ -410,5 +410,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "transactions"
-  ]
+  ],
+  "bounds": null
 };

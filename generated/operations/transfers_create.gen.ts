@@ -274,5 +274,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "transfers"
-  ]
+  ],
+  "bounds": null
 };

@@ -202,5 +202,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "transfers"
-  ]
+  ],
+  "bounds": null
 };

@@ -142,5 +142,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "workspaces"
-  ]
+  ],
+  "bounds": null
 };
