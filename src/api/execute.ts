@@ -25,6 +25,10 @@ import { assertNotBlocked } from './seguridad.js';
 import { findReplay, hashRequest, storeResponse, type IdempotencyScope } from './idempotency.js';
 import { isForeignKeyViolation, isUniqueViolation } from './records.js';
 import { ApiError } from './errors.js';
+import { assertDeclaredBounds } from './bounds.js';
+import { isDatabaseUnavailable } from '../store/db-unavailable.js';
+import { createDeadline, DeadlineExceededError, type Deadline } from '../runtime/deadline.js';
+import { sql } from 'kysely';
 
 export interface OperationServiceDeps {
   readonly db: Kysely<Database>;
@@ -33,6 +37,20 @@ export interface OperationServiceDeps {
   /** Absent in unit tests that do not count calls. */
   readonly budget?: ApiBudget | undefined;
   readonly now?: () => Date;
+  /** REQUEST_DEADLINE_MS (default 10000): each call's deadline, from its start. */
+  readonly requestDeadlineMs?: number;
+  /** On PostgreSQL a write's transaction gets what is left of the deadline as its `statement_timeout`. */
+  readonly dialect?: 'sqlite' | 'postgres';
+}
+
+const DEFAULT_DEADLINE_MS = 10_000;
+
+/**
+ * A failure of a call whose deadline has passed is the deadline's (a PostgreSQL statement
+ * cancelled by the request's `statement_timeout` included): answered with `reason: "deadline"`.
+ */
+function blameDeadline(err: unknown, deadline: Deadline): unknown {
+  return !(err instanceof DeadlineExceededError) && isDatabaseUnavailable(err) && deadline.expired() ? new DeadlineExceededError({ cause: err }) : err;
 }
 
 interface CompiledOperation {
@@ -88,7 +106,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
   const now = deps.now ?? (() => new Date());
 
   async function runWrite(
-    prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest, proof: ConfirmationProof | undefined,
+    prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest, proof: ConfirmationProof | undefined, deadline: Deadline,
   ): Promise<WriteAnswer> {
     const { operation, caller, workspaceId, input } = prepared;
     const compiled = operations.get(operation.operationId);
@@ -99,6 +117,10 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const hash = scope ? hashRequest(operation.operationId, input) : '';
     try {
       return await deps.db.transaction().execute(async (trx) => {
+        // PostgreSQL can cancel a statement: none of this transaction's outlives the request's deadline.
+        if (deps.dialect === 'postgres') {
+          await sql`select set_config('statement_timeout', ${String(Math.max(1, deadline.remainingMs()))}, true)`.execute(trx);
+        }
         // The confirmation is burnt with the write or not at all (docs/security.md#confirmation).
         await proof?.consumeInTransaction(trx, prepared);
         await request.hooks?.inTransaction?.(trx, prepared);
@@ -107,12 +129,14 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
           const replay = await findReplay(trx, scope, hash, startedAt);
           if (replay) return { output: replay, replayed: true };
         }
-        const ctx: ListAwareContext = { caller, workspaceId, db: trx, now, listSpec: route?.list ?? null };
+        const ctx: ListAwareContext = { caller, workspaceId, db: trx, now, deadline, bounds: route?.bounds ?? null, listSpec: route?.list ?? null };
+        deadline.check();
         const output = await handler(ctx, input);
         if (scope) await storeResponse(trx, scope, hash, output, startedAt);
         return { output, replayed: false };
       });
-    } catch (err) {
+    } catch (caught) {
+      const err = blameDeadline(caught, deadline);
       // Two concurrent first uses of one key: the loser's insert hits the primary key and its
       // transaction rolls back; answer it from what the winner stored.
       if (scope && isUniqueViolation(err)) {
@@ -147,6 +171,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const { route, validate, handler } = compiled;
     const operation = route.operation;
     const { caller } = request;
+    const deadline = createDeadline({ now: () => now().getTime() }, deps.requestDeadlineMs ?? DEFAULT_DEADLINE_MS);
 
     const workspaceId = await authorizeCall(operation, caller, request.workspace);
     request.hooks?.authorized?.(workspaceId);
@@ -158,6 +183,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     } else {
       validate(request.input);
     }
+    assertDeclaredBounds(route.bounds, request.input);
     if (workspaceId && !isSeguridadItself(operation)) await assertNotBlocked(deps.db, workspaceId, caller.channel, operation);
     const budget = await deps.budget?.consume(caller.personId, caller.organizationId, operation.readOnly ? 'read' : 'write');
 
@@ -169,10 +195,15 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     if (proof === 'missing') return { kind: 'needs_confirmation', prepared };
     const answered = { ...(budget ? { budget } : {}) };
     if (operation.method === 'GET') {
-      const ctx: ListAwareContext = { caller, workspaceId, db: deps.db, now, listSpec: compiled.route.list };
-      return { kind: 'done', output: await handler(ctx, request.input), replayed: false, ...answered };
+      const ctx: ListAwareContext = { caller, workspaceId, db: deps.db, now, deadline, bounds: route.bounds, listSpec: compiled.route.list };
+      try {
+        deadline.check();
+        return { kind: 'done', output: await handler(ctx, request.input), replayed: false, ...answered };
+      } catch (err) {
+        throw blameDeadline(err, deadline);
+      }
     }
-    const { output, replayed } = await runWrite(prepared, handler, request, proof);
+    const { output, replayed } = await runWrite(prepared, handler, request, proof, deadline);
     return { kind: 'done', output, replayed, ...answered };
   }
 

@@ -22,6 +22,8 @@ import { handlers } from '../../../generated/handlers.gen.js';
 import { DEMO } from '../../helpers/index.js';
 import { startRestApp, type RestApp } from '../support/rest-app.js';
 import { loadFixtures } from '../rules/support.js';
+import { createDeadline } from '../../../src/runtime/deadline.js';
+import { systemClock } from '../../../src/runtime/clock.js';
 
 const M = DEMO.workspaces.matriz;
 const CLOCK = new Date('2026-03-16T01:30:00Z');
@@ -121,7 +123,7 @@ describe(`cash_flow.get: hand-checked month in two time zones (${process.env.DAT
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async function project(query: Record<string, string>): Promise<any> {
-    const ctx = { caller, workspaceId: M, db: api.app.services.db, now: () => CLOCK };
+    const ctx = { caller, workspaceId: M, db: api.app.services.db, now: () => CLOCK , deadline: createDeadline(systemClock, 10_000), bounds: null };
     const output = await handlers['cash_flow.get']!(ctx, { path: {}, query: { from: '2026-03-01', to: '2026-03-31', account_id: accountId, ...query } });
     return output.body;
   }
