@@ -64,14 +64,56 @@ export const operation: OperationDefinition = {
   "successResponse": {
     "kind": "json",
     "schema": {
-      "description": "What the rule would set, line by line (at most 100 lines listed).",
+      "description": "What the rule would set, line by line (at most 100 lines listed), over at most `meta.max_lines_scanned` unreconciled lines, newest first.",
       "type": "object",
       "required": [
         "rule_id",
         "count",
-        "statement_lines"
+        "statement_lines",
+        "meta"
       ],
       "properties": {
+        "meta": {
+          "description": "How much was walked. `truncated: true`: there were more lines than the bound; narrow with `from`/`to` (e.g. `to` before `oldest_scanned`).",
+          "type": "object",
+          "required": [
+            "truncated",
+            "lines_scanned",
+            "max_lines_scanned"
+          ],
+          "properties": {
+            "truncated": {
+              "description": "More unreconciled lines than the bound; only the newest were walked.",
+              "type": "boolean",
+              "examples": [
+                false
+              ]
+            },
+            "lines_scanned": {
+              "description": "Lines walked.",
+              "type": "integer",
+              "examples": [
+                120
+              ]
+            },
+            "max_lines_scanned": {
+              "description": "The bound.",
+              "type": "integer",
+              "examples": [
+                5000
+              ]
+            },
+            "oldest_scanned": {
+              "description": "When truncated, the posting day of the oldest line walked.",
+              "type": "string",
+              "format": "date",
+              "examples": [
+                "2026-01-15"
+              ]
+            }
+          },
+          "additionalProperties": false
+        },
         "rule_id": {
           "description": "The rule.",
           "type": "string",
@@ -81,7 +123,7 @@ export const operation: OperationDefinition = {
           ]
         },
         "count": {
-          "description": "How many unreconciled lines the rule wins.",
+          "description": "How many of the lines walked the rule wins.",
           "type": "integer",
           "examples": [
             3

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import Koa from 'koa';
 import { startTestApp, type TestApp } from '../../helpers/index.js';
+import type { Clock } from '../../../src/runtime/clock.js';
 import { routes as generatedRoutes } from '../../../generated/registry.gen.js';
 import { loadSpec } from '../../../codegen/load-spec.js';
 import { planSpec } from '../../../codegen/plan-spec.js';
@@ -70,7 +71,7 @@ async function serveOwnRouter(app: TestApp, routes: readonly RouteDefinition[]):
 
 const EMAILS = { ana: 'ana@demo.test', bruno: 'bruno@demo.test', carla: 'carla@demo.test' } as const;
 
-export async function startRestApp(options: { config?: Partial<Config> } = {}): Promise<RestApp> {
+export async function startRestApp(options: { config?: Partial<Config>; clock?: Clock } = {}): Promise<RestApp> {
   const app = await startTestApp(options);
   const routes = generatedRoutes.length > 0 ? generatedRoutes : await loadPlannedRoutes();
   const own = generatedRoutes.length > 0 ? null : await serveOwnRouter(app, routes);
