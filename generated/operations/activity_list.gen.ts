@@ -111,6 +111,7 @@ export const operation: OperationDefinition = {
         ],
         "schema": {
           "type": "string",
+          "maxLength": 64,
           "examples": [
             "payables"
           ]
@@ -125,6 +126,7 @@ export const operation: OperationDefinition = {
         ],
         "schema": {
           "type": "string",
+          "maxLength": 64,
           "examples": [
             "payables.settle"
           ]

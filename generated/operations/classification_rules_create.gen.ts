@@ -90,6 +90,7 @@ export const operation: OperationDefinition = {
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
             "minimum": 0,
+            "maximum": 999999999999.99,
             "examples": [
               "500.00"
             ]
@@ -103,6 +104,7 @@ export const operation: OperationDefinition = {
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
             "minimum": 0,
+            "maximum": 999999999999.99,
             "examples": [
               "500.00"
             ]

@@ -66,6 +66,7 @@ export const operation: OperationDefinition = {
               "number"
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+            "maximum": 999999999999.99,
             "exclusiveMinimum": 0,
             "examples": [
               "1234.56",
@@ -180,6 +181,7 @@ export const operation: OperationDefinition = {
                     "number"
                   ],
                   "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+                  "maximum": 999999999999.99,
                   "exclusiveMinimum": 0,
                   "examples": [
                     "1234.56",

@@ -39,6 +39,7 @@ export const operation: OperationDefinition = {
               "api": {
                 "description": "Actions to block on the REST API (replaces the list).",
                 "type": "array",
+                "maxItems": 5,
                 "uniqueItems": true,
                 "examples": [
                   []
@@ -61,6 +62,7 @@ export const operation: OperationDefinition = {
               "mcp": {
                 "description": "Actions to block for MCP tools (replaces the list).",
                 "type": "array",
+                "maxItems": 5,
                 "uniqueItems": true,
                 "examples": [
                   [
