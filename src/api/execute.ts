@@ -7,6 +7,10 @@
  * ConfirmationProof, whatever the transport decided (defence in depth, docs/security.md#confirmation):
  * without one it is answered `needs_confirmation`. Constraint violations that escape an
  * operation become CONFLICT, never a 500. Answers data, never HTTP (src/api/service.ts).
+ * The arguments' check includes the contract's declared spans (src/api/bounds.ts); every call
+ * carries a deadline (REQUEST_DEADLINE_MS, src/runtime/deadline.ts) into its context, checked
+ * before the operation runs, and a failure once it has passed is the deadline's — answered as
+ * an outage with `reason: "deadline"` (docs/operations.md#request-deadline).
  *
  *   createOperationService({db, routes, handlers, budget?, now?}): OperationService
  */

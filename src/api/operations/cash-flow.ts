@@ -4,7 +4,9 @@
  * open titles due before today are overdue, reported apart. "Today" is the date in the call's
  * `tz` (default the workspace's), so the same clock can give two answers in two zones. Two
  * aggregate queries (transactions by day, open titles by day) feed the buckets; no row list is
- * read. Amounts are integer cents (BigInt) until formatted.
+ * read. Amounts are integer cents (BigInt) until formatted. Days are day numbers
+ * (src/api/dates.ts), never compared as strings, so the calendar's last day ends the walk; the
+ * window's span is the contract's (x-kobana-bounds), at most 367 buckets.
  */
 import { sql, type Kysely } from 'kysely';
 import type { OperationContext } from '../context.js';
