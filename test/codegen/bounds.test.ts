@@ -6,9 +6,10 @@
 import { expect } from 'chai';
 import { extractBounds, type BoundFields } from '../../codegen/bounds.js';
 import { CodegenError } from '../../codegen/errors.js';
+import type { JsonSchema } from '../../src/runtime/types.js';
 
-const DATE = { type: 'string', format: 'date' };
-const FIELDS: BoundFields = { query: new Map([['from', DATE], ['to', DATE], ['name', { type: 'string', maxLength: 9 }]]), body: new Map([['until', DATE]]) };
+const DATE: JsonSchema = { type: 'string', format: 'date' };
+const FIELDS: BoundFields = { query: new Map<string, JsonSchema>([['from', DATE], ['to', DATE], ['name', { type: 'string', maxLength: 9 }]]), body: new Map<string, JsonSchema>([['until', DATE]]) };
 
 function refusal(raw: unknown): CodegenError {
   try {
