@@ -34,6 +34,8 @@ import { findTitle, readTitleJson, toTitleJsonBatch, PAYABLES } from '../src/api
 import { loadCaller } from '../src/auth/caller.js';
 import type { OperationContext } from '../src/api/context.js';
 import type { Caller } from '../src/identity/caller.js';
+import { createDeadline } from '../src/runtime/deadline.js';
+import { systemClock } from '../src/runtime/clock.js';
 
 const { values } = parseArgs({ options: { iterations: { type: 'string', default: '20000' } } });
 const iterations = Number(values.iterations);
@@ -50,14 +52,14 @@ const identity = {
 
 async function getNow(db: Kysely<Database>, caller: Caller, id: string): Promise<void> {
   await db.selectFrom('identity_versions').select('version').where('organization_id', '=', DEMO.organizationId).executeTakeFirst();
-  const ctx: OperationContext = { caller, workspaceId: DEMO.workspaces.matriz, db, now: () => new Date() };
+  const ctx: OperationContext = { caller, workspaceId: DEMO.workspaces.matriz, db, now: () => new Date() , deadline: createDeadline(systemClock, 10_000), bounds: null };
   await readTitleJson(ctx, PAYABLES, id);
 }
 
 /** The get before issue 18: membership + workspaces, the title twice, allocations, attachment counts. */
 async function getBefore(db: Kysely<Database>, _caller: Caller, id: string): Promise<void> {
   const caller = await loadCaller(db, identity, 'mcp');
-  const ctx: OperationContext = { caller, workspaceId: DEMO.workspaces.matriz, db, now: () => new Date() };
+  const ctx: OperationContext = { caller, workspaceId: DEMO.workspaces.matriz, db, now: () => new Date() , deadline: createDeadline(systemClock, 10_000), bounds: null };
   const first = await findTitle(ctx, PAYABLES, id);
   const row = await findTitle(ctx, PAYABLES, first.id);
   await toTitleJsonBatch(ctx, 'payable', [row]);

@@ -4,7 +4,8 @@
  * `toDefinition` turns it into the generated OperationDefinition; routes and tools are views of
  * that (src/runtime/views.ts).
  */
-import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
+import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationBounds, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
+import { extractBounds } from './bounds.js';
 import { classifyOperation } from './classify.js';
 import { checkOmittedDeclared, planAccess } from './plan-access.js';
 import { buildPointer, CodegenError } from './errors.js';
@@ -60,6 +61,8 @@ export interface OperationModel {
   readonly mcp: McpExtension;
   /** `x-kobana-confirm` as written; plan-spec.ts turns it into `ref.confirmation` (classify.ts). */
   readonly confirm: unknown;
+  /** `x-kobana-bounds`, checked (codegen/bounds.ts). */
+  readonly bounds: OperationBounds | null;
 }
 
 export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -95,6 +98,12 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
   const access = planAccess(subject, operation['x-kobana-touches'], ctx.kobanaSpec);
   const successResponse = extractSuccessResponse(operation.responses);
   checkOmittedDeclared(subject, access, successResponse);
+  const requestBody = extractRequestBody(operation.requestBody);
+  const bodyProperties = (requestBody?.content['application/json']?.['properties'] ?? {}) as Record<string, JsonSchema>;
+  const bounds = extractBounds(ctx.file, pointer, operation['x-kobana-bounds'], {
+    query: new Map(all.filter((p) => p.in === 'query').map((p) => [p.name, p.schema])),
+    body: new Map(Object.entries(bodyProperties)),
+  });
   return {
     file: ctx.file,
     pointer,
@@ -115,12 +124,13 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
     },
     parameters: all.filter((p) => !listMembers.has(p)),
     list,
-    requestBody: extractRequestBody(operation.requestBody),
+    requestBody,
     successStatus: extractSuccessStatus(operation.responses),
     successResponse,
     tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string' && tag !== '') : [],
     mcp,
     confirm: operation['x-kobana-confirm'],
+    bounds,
   };
 }
 
@@ -264,6 +274,7 @@ export function toDefinition(model: OperationModel, toolName: string | null): Op
     successStatus: model.successStatus,
     successResponse: model.successResponse,
     tags: model.tags,
+    bounds: model.bounds,
   };
 }
 

@@ -66,7 +66,10 @@ export async function createServices(config: Config, logger: Logger, options: Se
 function assemble(
   config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule, oauth: OAuthServer | null, clock: Clock,
 ): Services {
-  const operations = createOperationService({ db: store.db, routes, handlers, budget: limits.budget, now: () => clockDate(clock) });
+  const operations = createOperationService({
+    db: store.db, routes, handlers, budget: limits.budget, now: () => clockDate(clock),
+    requestDeadlineMs: config.requestDeadlineMs, dialect: store.dialect,
+  });
   return {
     config,
     logger,

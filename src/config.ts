@@ -65,6 +65,11 @@ export interface Config {
   readonly httpHeadersTimeoutMs: number;
   /** A whole request, body included, must arrive within this long. */
   readonly httpRequestTimeoutMs: number;
+  /**
+   * Every API call's deadline: past it, its work stops and it is answered like a database outage
+   * (503 + Retry-After, `details.reason: "deadline"`; docs/operations.md#request-deadline).
+   */
+  readonly requestDeadlineMs: number;
 }
 
 export class ConfigError extends Error {
@@ -163,6 +168,7 @@ export function loadConfig(env: Env, cwd = '.'): Config {
     // At least one largest body (the 14,680,064-byte /mcp cap), or such a body could never be read.
     maxInflightBodyBytes: readInt(env, 'MAX_INFLIGHT_BODY_BYTES', 64 * 1024 * 1024, 16 * 1024 * 1024, 16 * 1024 * 1024 * 1024),
     ...readHttpTimeouts(env),
+    requestDeadlineMs: readInt(env, 'REQUEST_DEADLINE_MS', 10_000, 1, 600_000),
   };
 }
 

@@ -28,6 +28,11 @@ describe('loadConfig(env)', () => {
     expect(loadConfig({ TOKEN_MAX_LIFETIME_SECONDS: '3600' }).tokenMaxLifetimeSeconds).to.equal(3600);
   });
 
+  it('gives every call a 10 s deadline unless REQUEST_DEADLINE_MS says otherwise', () => {
+    expect(loadConfig({}).requestDeadlineMs).to.equal(10_000);
+    expect(loadConfig({ REQUEST_DEADLINE_MS: '2500' }).requestDeadlineMs).to.equal(2_500);
+  });
+
   it('derives PUBLIC_URL from PORT and strips a trailing slash from an explicit one', () => {
     expect(loadConfig({ PORT: '8080' }).publicUrl).to.equal('http://localhost:8080');
     expect(loadConfig({ PUBLIC_URL: 'https://finance.example/' }).publicUrl).to.equal('https://finance.example');
@@ -55,6 +60,8 @@ describe('loadConfig(env)', () => {
     { given: { REDIS_KEY_PREFIX: 'has spaces' }, variable: 'REDIS_KEY_PREFIX' },
     { given: { TOKEN_MAX_LIFETIME_SECONDS: '30' }, variable: 'TOKEN_MAX_LIFETIME_SECONDS' },
     { given: { TOKEN_MAX_LIFETIME_SECONDS: '3153600000' }, variable: 'TOKEN_MAX_LIFETIME_SECONDS' },
+    { given: { REQUEST_DEADLINE_MS: '0' }, variable: 'REQUEST_DEADLINE_MS' },
+    { given: { REQUEST_DEADLINE_MS: 'soon' }, variable: 'REQUEST_DEADLINE_MS' },
   ];
   for (const { given, variable } of invalid) {
     it(`fails naming ${variable} for ${JSON.stringify(given)}`, () => {

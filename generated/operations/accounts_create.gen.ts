@@ -306,5 +306,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "accounts"
-  ]
+  ],
+  "bounds": null
 };

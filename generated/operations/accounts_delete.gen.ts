@@ -54,5 +54,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "accounts"
-  ]
+  ],
+  "bounds": null
 };

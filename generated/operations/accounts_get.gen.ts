@@ -228,5 +228,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "accounts"
-  ]
+  ],
+  "bounds": null
 };

@@ -331,5 +331,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "accounts"
-  ]
+  ],
+  "bounds": null
 };

@@ -299,5 +299,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "accounts"
-  ]
+  ],
+  "bounds": null
 };

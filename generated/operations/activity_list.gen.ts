@@ -122,6 +122,7 @@ export const operation: OperationDefinition = {
         ],
         "schema": {
           "type": "string",
+          "maxLength": 64,
           "examples": [
             "payables"
           ]
@@ -136,6 +137,7 @@ export const operation: OperationDefinition = {
         ],
         "schema": {
           "type": "string",
+          "maxLength": 64,
           "examples": [
             "payables.settle"
           ]
@@ -292,5 +294,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "activity"
-  ]
+  ],
+  "bounds": null
 };

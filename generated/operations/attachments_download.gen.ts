@@ -51,5 +51,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "attachments"
-  ]
+  ],
+  "bounds": null
 };

@@ -248,5 +248,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "attachments"
-  ]
+  ],
+  "bounds": null
 };

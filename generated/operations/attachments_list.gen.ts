@@ -385,5 +385,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "attachments"
-  ]
+  ],
+  "bounds": null
 };

@@ -80,5 +80,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "attachments"
-  ]
+  ],
+  "bounds": null
 };

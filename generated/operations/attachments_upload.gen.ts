@@ -331,5 +331,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "attachments"
-  ]
+  ],
+  "bounds": null
 };

@@ -319,5 +319,18 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "cash_flow"
-  ]
+  ],
+  "bounds": {
+    "spans": [
+      {
+        "from": "from",
+        "to": "to",
+        "maxDays": 366
+      }
+    ],
+    "maxScanned": null,
+    "maxPerWorkspace": null,
+    "maxLines": null,
+    "maxTags": null
+  }
 };

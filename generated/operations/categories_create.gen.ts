@@ -249,5 +249,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "categories"
-  ]
+  ],
+  "bounds": null
 };

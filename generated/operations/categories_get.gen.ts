@@ -191,5 +191,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "categories"
-  ]
+  ],
+  "bounds": null
 };

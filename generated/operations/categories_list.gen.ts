@@ -320,5 +320,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "categories"
-  ]
+  ],
+  "bounds": null
 };

@@ -220,5 +220,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "categories"
-  ]
+  ],
+  "bounds": null
 };

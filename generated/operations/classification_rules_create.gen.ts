@@ -109,6 +109,7 @@ export const operation: OperationDefinition = {
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
             "minimum": 0,
+            "maximum": 999999999999.99,
             "examples": [
               "500.00"
             ]
@@ -122,6 +123,7 @@ export const operation: OperationDefinition = {
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
             "minimum": 0,
+            "maximum": 999999999999.99,
             "examples": [
               "500.00"
             ]
@@ -385,5 +387,12 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "classification_rules"
-  ]
+  ],
+  "bounds": {
+    "spans": [],
+    "maxScanned": null,
+    "maxPerWorkspace": 200,
+    "maxLines": null,
+    "maxTags": null
+  }
 };

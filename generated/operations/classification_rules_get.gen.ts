@@ -255,5 +255,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "classification_rules"
-  ]
+  ],
+  "bounds": null
 };

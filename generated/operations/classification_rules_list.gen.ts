@@ -318,5 +318,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "classification_rules"
-  ]
+  ],
+  "bounds": null
 };

@@ -50,6 +50,32 @@ export const operation: OperationDefinition = {
         "format": "uuid",
         "description": "Id."
       }
+    },
+    {
+      "name": "from",
+      "in": "query",
+      "required": false,
+      "schema": {
+        "type": "string",
+        "format": "date",
+        "examples": [
+          "2026-03-01"
+        ],
+        "description": "Only lines posted on or after this day."
+      }
+    },
+    {
+      "name": "to",
+      "in": "query",
+      "required": false,
+      "schema": {
+        "type": "string",
+        "format": "date",
+        "examples": [
+          "2026-03-31"
+        ],
+        "description": "Only lines posted on or before this day."
+      }
     }
   ],
   "list": null,
@@ -58,21 +84,45 @@ export const operation: OperationDefinition = {
   "successResponse": {
     "kind": "json",
     "schema": {
-      "description": "What the rule would set, line by line (at most 100 lines listed).",
+      "description": "What the rule would set, line by line (at most 100 lines listed), over at most `meta.max_lines_scanned` unreconciled lines, newest first.",
       "type": "object",
       "required": [
         "rule_id",
         "count",
-        "statement_lines"
+        "statement_lines",
+        "meta"
       ],
       "properties": {
         "meta": {
-          "description": "Present when records of other kinds were left out of the answer.",
+          "description": "How much was walked. `truncated: true`: there were more lines than the bound; narrow with `from`/`to` (e.g. `to` before `oldest_scanned`).",
           "type": "object",
           "required": [
-            "omitted"
+            "truncated",
+            "lines_scanned",
+            "max_lines_scanned"
           ],
           "properties": {
+            "truncated": {
+              "description": "More unreconciled lines than the bound; only the newest were walked.",
+              "type": "boolean",
+              "examples": [
+                false
+              ]
+            },
+            "lines_scanned": {
+              "description": "Lines walked.",
+              "type": "integer",
+              "examples": [
+                120
+              ]
+            },
+            "max_lines_scanned": {
+              "description": "The bound.",
+              "type": "integer",
+              "examples": [
+                5000
+              ]
+            },
             "omitted": {
               "description": "Present when records were left out: the kinds (`payables`, …) the caller lacks the permission or scope to read (docs/security.md#resources-touched).",
               "type": "array",
@@ -84,6 +134,14 @@ export const operation: OperationDefinition = {
               "items": {
                 "type": "string"
               }
+            },
+            "oldest_scanned": {
+              "description": "When truncated, the posting day of the oldest line walked.",
+              "type": "string",
+              "format": "date",
+              "examples": [
+                "2026-01-15"
+              ]
             }
           },
           "additionalProperties": false
@@ -97,7 +155,7 @@ export const operation: OperationDefinition = {
           ]
         },
         "count": {
-          "description": "How many unreconciled lines the rule wins.",
+          "description": "How many of the lines walked the rule wins.",
           "type": "integer",
           "examples": [
             3
@@ -192,5 +250,12 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "classification_rules"
-  ]
+  ],
+  "bounds": {
+    "spans": [],
+    "maxScanned": 5000,
+    "maxPerWorkspace": null,
+    "maxLines": null,
+    "maxTags": null
+  }
 };

@@ -118,6 +118,7 @@ export const operation: OperationDefinition = {
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
             "minimum": 0,
+            "maximum": 999999999999.99,
             "examples": [
               "500.00"
             ]
@@ -131,6 +132,7 @@ export const operation: OperationDefinition = {
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
             "minimum": 0,
+            "maximum": 999999999999.99,
             "examples": [
               "500.00"
             ]
@@ -394,5 +396,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "classification_rules"
-  ]
+  ],
+  "bounds": null
 };

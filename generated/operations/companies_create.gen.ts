@@ -248,5 +248,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "companies"
-  ]
+  ],
+  "bounds": null
 };

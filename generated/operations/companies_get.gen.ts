@@ -186,5 +186,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "companies"
-  ]
+  ],
+  "bounds": null
 };

@@ -290,5 +290,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "companies"
-  ]
+  ],
+  "bounds": null
 };

@@ -241,5 +241,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "companies"
-  ]
+  ],
+  "bounds": null
 };

@@ -233,5 +233,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "cost_centers"
-  ]
+  ],
+  "bounds": null
 };

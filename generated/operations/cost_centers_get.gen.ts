@@ -178,5 +178,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "cost_centers"
-  ]
+  ],
+  "bounds": null
 };

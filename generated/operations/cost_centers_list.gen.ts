@@ -286,5 +286,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "cost_centers"
-  ]
+  ],
+  "bounds": null
 };

@@ -226,5 +226,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "cost_centers"
-  ]
+  ],
+  "bounds": null
 };

@@ -383,5 +383,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "payables"
-  ]
+  ],
+  "bounds": null
 };

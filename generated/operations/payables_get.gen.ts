@@ -373,5 +373,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "payables"
-  ]
+  ],
+  "bounds": null
 };

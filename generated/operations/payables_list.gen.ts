@@ -194,6 +194,7 @@ export const operation: OperationDefinition = {
           ],
           "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
           "minimum": 0,
+          "maximum": 999999999999.99,
           "examples": [
             "12.50",
             0
@@ -637,5 +638,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "payables"
-  ]
+  ],
+  "bounds": null
 };

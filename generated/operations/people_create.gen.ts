@@ -298,5 +298,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "people"
-  ]
+  ],
+  "bounds": null
 };

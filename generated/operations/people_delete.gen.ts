@@ -54,5 +54,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "people"
-  ]
+  ],
+  "bounds": null
 };

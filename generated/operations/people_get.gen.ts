@@ -211,5 +211,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "people"
-  ]
+  ],
+  "bounds": null
 };

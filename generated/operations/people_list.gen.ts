@@ -362,5 +362,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "people"
-  ]
+  ],
+  "bounds": null
 };

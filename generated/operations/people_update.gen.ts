@@ -291,5 +291,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "people"
-  ]
+  ],
+  "bounds": null
 };

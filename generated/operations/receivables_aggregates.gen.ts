@@ -627,5 +627,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "receivables"
-  ]
+  ],
+  "bounds": null
 };

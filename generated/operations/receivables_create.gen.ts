@@ -85,6 +85,7 @@ export const operation: OperationDefinition = {
               "number"
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+            "maximum": 999999999999.99,
             "exclusiveMinimum": 0,
             "examples": [
               "1234.56",
@@ -199,6 +200,7 @@ export const operation: OperationDefinition = {
                     "number"
                   ],
                   "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+                  "maximum": 999999999999.99,
                   "exclusiveMinimum": 0,
                   "examples": [
                     "1234.56",
@@ -542,5 +544,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "receivables"
-  ]
+  ],
+  "bounds": null
 };

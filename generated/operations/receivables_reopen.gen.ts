@@ -400,5 +400,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "receivables"
-  ]
+  ],
+  "bounds": null
 };

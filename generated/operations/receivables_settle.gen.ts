@@ -105,6 +105,7 @@ export const operation: OperationDefinition = {
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
             "minimum": 0,
+            "maximum": 999999999999.99,
             "examples": [
               "12.50",
               0
@@ -118,6 +119,7 @@ export const operation: OperationDefinition = {
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
             "minimum": 0,
+            "maximum": 999999999999.99,
             "examples": [
               "12.50",
               0
@@ -456,5 +458,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "receivables"
-  ]
+  ],
+  "bounds": null
 };

@@ -76,6 +76,7 @@ export const operation: OperationDefinition = {
               "number"
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+            "maximum": 999999999999.99,
             "exclusiveMinimum": 0,
             "examples": [
               "1234.56",
@@ -190,6 +191,7 @@ export const operation: OperationDefinition = {
                     "number"
                   ],
                   "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+                  "maximum": 999999999999.99,
                   "exclusiveMinimum": 0,
                   "examples": [
                     "1234.56",
@@ -533,5 +535,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "receivables"
-  ]
+  ],
+  "bounds": null
 };

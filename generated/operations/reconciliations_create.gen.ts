@@ -395,5 +395,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "reconciliations"
-  ]
+  ],
+  "bounds": null
 };

@@ -71,5 +71,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "reconciliations"
-  ]
+  ],
+  "bounds": null
 };

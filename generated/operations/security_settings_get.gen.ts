@@ -139,5 +139,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "security_settings"
-  ]
+  ],
+  "bounds": null
 };

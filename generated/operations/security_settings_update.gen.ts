@@ -58,6 +58,7 @@ export const operation: OperationDefinition = {
               "api": {
                 "description": "Actions to block on the REST API (replaces the list).",
                 "type": "array",
+                "maxItems": 5,
                 "uniqueItems": true,
                 "examples": [
                   []
@@ -80,6 +81,7 @@ export const operation: OperationDefinition = {
               "mcp": {
                 "description": "Actions to block for MCP tools (replaces the list).",
                 "type": "array",
+                "maxItems": 5,
                 "uniqueItems": true,
                 "examples": [
                   [
@@ -214,5 +216,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "security_settings"
-  ]
+  ],
+  "bounds": null
 };

@@ -160,5 +160,12 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "statements"
-  ]
+  ],
+  "bounds": {
+    "spans": [],
+    "maxScanned": null,
+    "maxPerWorkspace": null,
+    "maxLines": 10000,
+    "maxTags": 200000
+  }
 };

@@ -443,5 +443,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "statements"
-  ]
+  ],
+  "bounds": null
 };

@@ -231,5 +231,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "taxes"
-  ]
+  ],
+  "bounds": null
 };

@@ -174,5 +174,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "taxes"
-  ]
+  ],
+  "bounds": null
 };

@@ -278,5 +278,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "taxes"
-  ]
+  ],
+  "bounds": null
 };

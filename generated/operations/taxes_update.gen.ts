@@ -224,5 +224,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "taxes"
-  ]
+  ],
+  "bounds": null
 };

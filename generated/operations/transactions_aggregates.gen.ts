@@ -360,5 +360,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "transactions"
-  ]
+  ],
+  "bounds": null
 };

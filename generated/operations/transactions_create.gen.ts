@@ -95,6 +95,7 @@ export const operation: OperationDefinition = {
               "number"
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+            "maximum": 999999999999.99,
             "exclusiveMinimum": 0,
             "examples": [
               "1234.56",
@@ -182,6 +183,7 @@ export const operation: OperationDefinition = {
                     "number"
                   ],
                   "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+                  "maximum": 999999999999.99,
                   "exclusiveMinimum": 0,
                   "examples": [
                     "1234.56",
@@ -438,5 +440,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "transactions"
-  ]
+  ],
+  "bounds": null
 };

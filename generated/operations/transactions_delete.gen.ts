@@ -53,5 +53,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "transactions"
-  ]
+  ],
+  "bounds": null
 };

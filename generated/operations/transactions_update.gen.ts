@@ -86,6 +86,7 @@ export const operation: OperationDefinition = {
               "number"
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+            "maximum": 999999999999.99,
             "exclusiveMinimum": 0,
             "examples": [
               "1234.56",
@@ -173,6 +174,7 @@ export const operation: OperationDefinition = {
                     "number"
                   ],
                   "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+                  "maximum": 999999999999.99,
                   "exclusiveMinimum": 0,
                   "examples": [
                     "1234.56",
@@ -429,5 +431,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "transactions"
-  ]
+  ],
+  "bounds": null
 };

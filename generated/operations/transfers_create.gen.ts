@@ -97,6 +97,7 @@ export const operation: OperationDefinition = {
               "number"
             ],
             "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+            "maximum": 999999999999.99,
             "exclusiveMinimum": 0,
             "examples": [
               "1234.56",
@@ -295,5 +296,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "transfers"
-  ]
+  ],
+  "bounds": null
 };

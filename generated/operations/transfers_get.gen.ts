@@ -213,5 +213,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "transfers"
-  ]
+  ],
+  "bounds": null
 };

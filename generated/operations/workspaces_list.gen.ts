@@ -153,5 +153,6 @@ export const operation: OperationDefinition = {
   },
   "tags": [
     "workspaces"
-  ]
+  ],
+  "bounds": null
 };

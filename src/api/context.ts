@@ -1,11 +1,13 @@
 /**
  * What every operation function receives: the caller (already authenticated), the resolved
- * workspace and a database handle bound to the operation's transaction. Transport-agnostic:
+ * workspace, a database handle bound to the operation's transaction, the call's deadline and the
+ * operation's declared bounds. Transport-agnostic:
  * nothing here knows HTTP, Koa or MCP.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { FilterOperator } from '../runtime/types.js';
+import type { FilterOperator, OperationBounds } from '../runtime/types.js';
+import type { Deadline } from '../runtime/deadline.js';
 
 import type { Caller } from '../identity/caller.js';
 
@@ -78,6 +80,13 @@ export interface OperationContext {
    * their records are left out of the result (src/api/omitted.ts). Absent: nothing is left out.
    */
   readonly omitted?: ReadonlySet<string>;
+  /**
+   * The call's deadline (REQUEST_DEADLINE_MS): an operation that walks rows checks it between
+   * chunks (src/api/chunks.ts); past it the call is answered as an outage.
+   */
+  readonly deadline: Deadline;
+  /** The operation's declared `x-kobana-bounds` (null when none): the rows it may walk, the records a workspace may hold. */
+  readonly bounds: OperationBounds | null;
 }
 
 export type OperationHandler = (ctx: OperationContext, input: OperationInput) => Promise<OperationOutput>;

@@ -53,9 +53,11 @@ export function validationError(issues: readonly ValidationIssue[], message = 'T
   return new ApiError('VALIDATION_ERROR', message, { issues });
 }
 
-/** The database cannot answer right now (an outage, not a fault of the request): retry after the delay. */
-export function serviceUnavailable(retryAfterSeconds: number): ApiError {
-  return new ApiError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.', { retry_after_seconds: retryAfterSeconds });
+/** The database cannot answer right now, or the request ran past its deadline (`reason`): retry after the delay. */
+export function serviceUnavailable(retryAfterSeconds: number, reason?: string): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.', {
+    retry_after_seconds: retryAfterSeconds, ...(reason === undefined ? {} : { reason }),
+  });
 }
 
 export function notFound(resourceLabel: string): ApiError {

@@ -8,6 +8,10 @@
  * ConfirmationProof, whatever the transport decided (defence in depth, docs/security.md#confirmation):
  * without one it is answered `needs_confirmation`. Constraint violations that escape an
  * operation become CONFLICT, never a 500. Answers data, never HTTP (src/api/service.ts).
+ * The arguments' check includes the contract's declared spans (src/api/bounds.ts); every call
+ * carries a deadline (REQUEST_DEADLINE_MS, src/runtime/deadline.ts) into its context, checked
+ * before the operation runs, and a failure once it has passed is the deadline's — answered as
+ * an outage with `reason: "deadline"` (docs/operations.md#request-deadline).
  *
  *   createOperationService({db, routes, handlers, budget?, now?}): OperationService
  */
@@ -28,6 +32,10 @@ import { assertNotBlocked } from './seguridad.js';
 import { findReplay, hashRequest, storeResponse, type IdempotencyScope } from './idempotency.js';
 import { isForeignKeyViolation, isUniqueViolation } from './records.js';
 import { ApiError } from './errors.js';
+import { assertDeclaredBounds } from './bounds.js';
+import { isDatabaseUnavailable } from '../store/db-unavailable.js';
+import { createDeadline, DeadlineExceededError, type Deadline } from '../runtime/deadline.js';
+import { sql } from 'kysely';
 
 export interface OperationServiceDeps {
   readonly db: Kysely<Database>;
@@ -37,6 +45,20 @@ export interface OperationServiceDeps {
   readonly budget?: ApiBudget | undefined;
   /** The services' clock as a `Date` (src/runtime/clock.ts): `ctx.now`, idempotency windows; default the system clock. */
   readonly now?: () => Date;
+  /** REQUEST_DEADLINE_MS (default 10000): each call's deadline, from its start. */
+  readonly requestDeadlineMs?: number;
+  /** On PostgreSQL a write's transaction gets what is left of the deadline as its `statement_timeout`. */
+  readonly dialect?: 'sqlite' | 'postgres';
+}
+
+const DEFAULT_DEADLINE_MS = 10_000;
+
+/**
+ * A failure of a call whose deadline has passed is the deadline's (a PostgreSQL statement
+ * cancelled by the request's `statement_timeout` included): answered with `reason: "deadline"`.
+ */
+function blameDeadline(err: unknown, deadline: Deadline): unknown {
+  return !(err instanceof DeadlineExceededError) && isDatabaseUnavailable(err) && deadline.expired() ? new DeadlineExceededError({ cause: err }) : err;
 }
 
 interface CompiledOperation {
@@ -98,6 +120,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
 
   async function runWrite(
     prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest, proof: ConfirmationProof | undefined, omitted: ReadonlySet<string>,
+    deadline: Deadline,
   ): Promise<WriteAnswer> {
     const { operation, caller, workspaceId, input } = prepared;
     const compiled = operations.get(operation.operationId);
@@ -110,6 +133,10 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const hash = scope ? hashRequest(visibleAs(operation.operationId, omitted), input) : '';
     try {
       return await deps.db.transaction().execute(async (trx) => {
+        // PostgreSQL can cancel a statement: none of this transaction's outlives the request's deadline.
+        if (deps.dialect === 'postgres') {
+          await sql`select set_config('statement_timeout', ${String(Math.max(1, deadline.remainingMs()))}, true)`.execute(trx);
+        }
         // The confirmation is burnt with the write or not at all (docs/security.md#confirmation).
         await proof?.consumeInTransaction(trx, prepared);
         await request.hooks?.inTransaction?.(trx, prepared);
@@ -118,12 +145,14 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
           const replay = await findReplay(trx, scope, hash, startedAt);
           if (replay) return { output: replay, replayed: true };
         }
-        const ctx: ListAwareContext = { caller, workspaceId, db: trx, now, listSpec: route?.list ?? null, omitted };
+        const ctx: ListAwareContext = { caller, workspaceId, db: trx, now, deadline, bounds: route?.bounds ?? null, listSpec: route?.list ?? null, omitted };
+        deadline.check();
         const output = await handler(ctx, input);
         if (scope) await storeResponse(trx, scope, hash, output, startedAt);
         return { output, replayed: false };
       });
-    } catch (err) {
+    } catch (caught) {
+      const err = blameDeadline(caught, deadline);
       // Two concurrent first uses of one key: the loser's insert hits the primary key and its
       // transaction rolls back; answer it from what the winner stored.
       if (scope && isUniqueViolation(err)) {
@@ -158,6 +187,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const { route, validate, handler } = compiled;
     const operation = route.operation;
     const { caller } = request;
+    const deadline = createDeadline({ now: () => now().getTime() }, deps.requestDeadlineMs ?? DEFAULT_DEADLINE_MS);
 
     const workspaceId = await authorizeCall(operation, caller, request.workspace);
     request.hooks?.authorized?.(workspaceId);
@@ -169,6 +199,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     } else {
       validate(request.input);
     }
+    assertDeclaredBounds(route.bounds, request.input);
     if (workspaceId && !isSeguridadItself(operation)) await assertNotBlocked(deps.db, workspaceId, caller.channel, operation);
     const budget = await deps.budget?.consume(caller.personId, caller.organizationId, operation.readOnly ? 'read' : 'write');
 
@@ -182,10 +213,15 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     // The records of kinds the caller may not read are left out (docs/security.md#resources-touched).
     const omitted = findOmittedKinds(caller, operation);
     if (operation.method === 'GET') {
-      const ctx: ListAwareContext = { caller, workspaceId, db: deps.db, now, listSpec: compiled.route.list, omitted };
-      return { kind: 'done', output: markOmitted(await handler(ctx, request.input), omitted), replayed: false, ...answered };
+      const ctx: ListAwareContext = { caller, workspaceId, db: deps.db, now, deadline, bounds: route.bounds, listSpec: compiled.route.list, omitted };
+      try {
+        deadline.check();
+        return { kind: 'done', output: markOmitted(await handler(ctx, request.input), omitted), replayed: false, ...answered };
+      } catch (err) {
+        throw blameDeadline(err, deadline);
+      }
     }
-    const { output, replayed } = await runWrite(prepared, handler, request, proof, omitted);
+    const { output, replayed } = await runWrite(prepared, handler, request, proof, omitted, deadline);
     return { kind: 'done', output: markOmitted(output, omitted), replayed, ...answered };
   }
 

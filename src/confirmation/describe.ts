@@ -19,6 +19,10 @@ import { describeReconciliation } from './describe-reconciliations.js';
 import type { DescribeTarget } from './target.js';
 import { renderConfirmTemplate } from './template.js';
 import { describerServes, isDescriberName, type DescriberName } from '../runtime/describers.js';
+import { createDeadline } from '../runtime/deadline.js';
+
+/** The target read's deadline: REQUEST_DEADLINE_MS's default. */
+const TARGET_READ_DEADLINE_MS = 10_000;
 
 /** `x-kobana-confirm: {describer: <name>}`: sentences a template over one record cannot say. */
 const NAMED_DESCRIBERS: Readonly<Record<DescriberName, (operation: OperationRef) => DescribeTarget>> = {
@@ -43,7 +47,9 @@ function buildTemplateDescriber(operationId: string, template: string, read: Ope
   const segments = parseConfirmTemplate(template);
   if (typeof segments === 'string' || read === undefined) throw new Error(`the confirmation of ${operationId} cannot be built`);
   return async ({ db, workspaceId, input, caller, now }) => {
-    const output = await read({ caller, workspaceId, db, now }, { path: input.path, query: {} });
+    // One read by id: the default deadline stands for the request's, which the confirmation step does not see.
+    const deadline = createDeadline({ now: () => now().getTime() }, TARGET_READ_DEADLINE_MS);
+    const output = await read({ caller, workspaceId, db, now, deadline, bounds: null }, { path: input.path, query: {} });
     const version = (output.body as { version?: unknown } | undefined)?.version;
     return { version: typeof version === 'number' ? version : null, message: renderConfirmTemplate(segments, output.body) };
   };

@@ -53,13 +53,14 @@ export const UNSUPPORTED_MEDIA_TYPE = new JsonRpcError(INVALID_REQUEST, 'Content
 export const BODY_TOO_LARGE = new JsonRpcError(INVALID_REQUEST, `Request body too large (limit ${BODY_LIMIT_BYTES} bytes)`, 413);
 
 /**
- * The database cannot answer, at any step of any method: HTTP 503 + Retry-After (a transport
+ * The database cannot answer (or the request ran past its deadline: `reason` "deadline"), at any
+ * step of any method: HTTP 503 + Retry-After (a transport
  * rejection, like an unreachable Account), with a JSON-RPC error naming the request when its id
  * is known and carrying the API's `SERVICE_UNAVAILABLE` envelope in `data`. Never -32603:
  * nothing is wrong with the request, and retrying is safe.
  */
-export function databaseUnavailableRejection(id: JsonRpcId | null): HttpError {
-  const envelope = serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS).toEnvelope();
+export function databaseUnavailableRejection(id: JsonRpcId | null, reason?: string): HttpError {
+  const envelope = serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS, reason).toEnvelope();
   const body = { jsonrpc: '2.0', id, error: { code: SERVICE_UNAVAILABLE, message: envelope.error.message, data: envelope } };
   return new HttpError(503, envelope.error.message, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) }, 'database_unavailable', body);
 }

@@ -128,6 +128,32 @@ export interface OperationDefinition {
   readonly successResponse: SuccessResponse;
   /** The operation's OpenAPI `tags`, as declared (the MCP toolsets are built from them). */
   readonly tags: readonly string[];
+  /** `x-kobana-bounds`: the cross-field and data bounds of the operation; null when it declares none. */
+  readonly bounds: OperationBounds | null;
+}
+
+/**
+ * `x-kobana-bounds` (openapi/README.md#extensions): what a single-field JSON Schema keyword cannot
+ * say. `spans` are refused before the operation runs (VALIDATION_ERROR naming the field and the
+ * bound, src/api/bounds.ts); the other bounds are read by the operation from its context.
+ */
+export interface OperationBounds {
+  /** Two date parameters (or body fields) whose distance is at most `maxDays` days, `to` not before `from`. */
+  readonly spans: readonly DateSpanBound[];
+  /** Rows of its data the operation walks at most; beyond them it answers `meta.truncated`. */
+  readonly maxScanned: number | null;
+  /** Records of this kind a workspace may hold; a create beyond it is UNPROCESSABLE_ENTITY. */
+  readonly maxPerWorkspace: number | null;
+  /** Lines one uploaded file may carry (statement import). */
+  readonly maxLines: number | null;
+  /** Markup tags one uploaded file may carry, counted by a linear pre-scan before parsing (OFX). */
+  readonly maxTags: number | null;
+}
+
+export interface DateSpanBound {
+  readonly from: string;
+  readonly to: string;
+  readonly maxDays: number;
 }
 
 /** A success response's body: JSON with its schema, a file (any other media type), or none (e.g. 204). */
@@ -149,6 +175,8 @@ export interface RouteDefinition {
   readonly successStatus: number;
   /** `x-mcp.exclude`: REST only, never a tool. */
   readonly mcpExcluded: boolean;
+  /** `x-kobana-bounds`, as on the operation's definition. */
+  readonly bounds: OperationBounds | null;
 }
 
 export interface ToolAnnotations {

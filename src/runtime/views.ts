@@ -66,6 +66,7 @@ export function toRouteView(definition: OperationDefinition): RouteDefinition {
     requestBody: definition.requestBody,
     successStatus: definition.successStatus,
     mcpExcluded: definition.toolName === null,
+    bounds: definition.bounds,
   };
 }
 

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { AuditColumns, Database, TitlesTable, TransactionsTable } from '../store/schema.js';
-import { parseOfxStatement } from '../api/rules/statements/ofx.js';
+import { parseOfxStatement, STATEMENT_FILE_BOUNDS } from '../api/rules/statements/ofx.js';
 import { classify, type RuleRow } from '../api/rules/statements/classify.js';
 import { addDays } from './finance-titles.js';
 
@@ -113,7 +113,7 @@ export function addStatements(rows: Rows, ctx: StatementContext): void {
       id: ctx.nextId(), workspace_id: ctx.workspaceId, sha256, file_name: `extrato-${account.key}.ofx`, title: 'Extrato bancário (OFX)',
       content_type: 'application/x-ofx', size: ofx.length, ...ctx.audit(ctx.today),
     });
-    for (const line of parseOfxStatement(ofx)) {
+    for (const line of parseOfxStatement(ofx, STATEMENT_FILE_BOUNDS.maxLines)) {
       const match = classify(rules, { description: line.description, counterparty: line.counterparty, amountCents: line.amountCents, accountId: account.id });
       rows.statement_lines.push({
         id: ctx.nextId(), workspace_id: ctx.workspaceId, financial_account_id: account.id, fitid: line.fitid, posted_on: line.postedOn,

@@ -14,6 +14,8 @@
  * another replica can add a column under them; the connection is replaced and a retry succeeds).
  */
 
+import { DeadlineExceededError } from '../runtime/deadline.js';
+
 /** Seconds a client is asked to wait before retrying after an outage answer. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
@@ -58,6 +60,8 @@ function readCode(error: object): string | undefined {
 /** The failure's kind when it means "the database is unreachable or overloaded right now", else null. */
 function classify(error: unknown, depth: number): string | null {
   if (error === null || typeof error !== 'object' || depth > 4) return null;
+  // The request's own deadline (src/runtime/deadline.ts) is answered as an outage too.
+  if (error instanceof DeadlineExceededError) return 'deadline';
   const code = readCode(error);
   if (code !== undefined) {
     if (code.startsWith('08') && code.length === 5) return code;
@@ -88,7 +92,16 @@ export function databaseFailureKind(error: unknown): string {
   return classify(error, 0) ?? 'unknown';
 }
 
+/**
+ * Why an outage answer is given, when it is not the database itself: `deadline` (the request ran
+ * past REQUEST_DEADLINE_MS). Sent as the answer's `details.reason`; undefined for a database outage.
+ */
+export function outageReason(error: unknown): 'deadline' | undefined {
+  return classify(error, 0) === 'deadline' ? 'deadline' : undefined;
+}
+
 /** The one log line of a request answered as an outage: the failure's kind, no message, no values. */
 export function logDatabaseUnavailable(log: { warn(obj: object, msg: string): void } | undefined, error: unknown): void {
-  log?.warn({ db_error: databaseFailureKind(error) }, 'database unavailable: answered 503');
+  const kind = databaseFailureKind(error);
+  log?.warn({ db_error: kind }, kind === 'deadline' ? 'request deadline passed: answered 503' : 'database unavailable: answered 503');
 }

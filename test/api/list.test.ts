@@ -6,6 +6,8 @@ import { decodeCursor, encodeCursor } from '../../src/api/cursor.js';
 import { formatCents } from '../../src/api/money.js';
 import type { ListSpec } from '../../src/runtime/types.js';
 import { DEMO, openTestDatabase, type TestDatabase } from '../helpers/index.js';
+import { createDeadline } from '../../src/runtime/deadline.js';
+import { systemClock } from '../../src/runtime/clock.js';
 
 const M = DEMO.workspaces.matriz;
 const MONEY = { type: ['string', 'number'], pattern: '^\\d{1,12}(\\.\\d{1,2})?$', exclusiveMinimum: 0 };
@@ -45,7 +47,7 @@ describe('listRecords()', () => {
   let ctx: OperationContext;
   before(async () => {
     store = await openTestDatabase();
-    ctx = { caller, workspaceId: M, db: store.db, now: () => new Date() };
+    ctx = { caller, workspaceId: M, db: store.db, now: () => new Date() , deadline: createDeadline(systemClock, 10_000), bounds: null };
   });
   after(async () => { await store?.close(); });
 

@@ -15,6 +15,8 @@ import { routes } from '../../generated/registry.gen.js';
 import type { ListSpec } from '../../src/runtime/types.js';
 import { DEMO, openTestDatabase, type TestDatabase } from '../helpers/index.js';
 import { startRestApp, type RestApp } from './support/rest-app.js';
+import { createDeadline } from '../../src/runtime/deadline.js';
+import { systemClock } from '../../src/runtime/clock.js';
 
 const M = DEMO.workspaces.matriz;
 const A_UUID = '5eed0001-0000-4000-8000-000000000001';
@@ -33,7 +35,7 @@ describe(`regression: a cursor value must fit the sort column's kind (${process.
 
   function ctxFor(operationId: string): ListAwareContext {
     const route = routes.find((r) => r.operation.operationId === operationId)!;
-    return { caller, workspaceId: M, db: store.db, now: () => new Date(), listSpec: route.list };
+    return { caller, workspaceId: M, db: store.db, now: () => new Date(), deadline: createDeadline(systemClock, 10_000), bounds: null, listSpec: route.list };
   }
 
   async function run(operationId: string, list: Partial<ListQuery>): Promise<{ code: string; body?: { data: { id: string }[]; meta: { next_cursor: string | null } } }> {

@@ -17,6 +17,8 @@ import type { ListSpec } from '../../src/runtime/types.js';
 import { DEMO, openTestDatabase, startTestApp, type TestApp, type TestDatabase } from '../helpers/index.js';
 import { startRestApp, type RestApp } from './support/rest-app.js';
 import { modernRequest, postMcp } from '../mcp/support/wire.js';
+import { createDeadline } from '../../src/runtime/deadline.js';
+import { systemClock } from '../../src/runtime/clock.js';
 
 const M = DEMO.workspaces.matriz;
 const caller: Caller = {
@@ -43,7 +45,7 @@ describe('regression: `in` filters are capped at 100 values before any filter ru
 
   const attachmentsList = handlers['attachments.list']!;
   const listRoute = routes.find((r) => r.operation.operationId === 'attachments.list')!;
-  const ctx = (): ListAwareContext => ({ caller, workspaceId: M, db: store.db, now: () => new Date(), listSpec: listRoute.list });
+  const ctx = (): ListAwareContext => ({ caller, workspaceId: M, db: store.db, now: () => new Date(), deadline: createDeadline(systemClock, 10_000), bounds: null, listSpec: listRoute.list });
   const listInput = (filters: ListQuery['filters']) => ({ path: {}, query: {}, list: { limit: 25, filters } });
 
   it('attachments.list with 40,000 parent_id values is a VALIDATION_ERROR, not a SqliteError "too many SQL variables"', async () => {

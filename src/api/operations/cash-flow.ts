@@ -4,7 +4,9 @@
  * open titles due before today are overdue, reported apart. "Today" is the date in the call's
  * `tz` (default the workspace's), so the same clock can give two answers in two zones. Two
  * aggregate queries (transactions by day, open titles by day) feed the buckets; no row list is
- * read. Amounts are integer cents (BigInt) until formatted.
+ * read. Amounts are integer cents (BigInt) until formatted. Days are day numbers
+ * (src/api/dates.ts), never compared as strings, so the calendar's last day ends the walk; the
+ * window's span is the contract's (x-kobana-bounds), at most 367 buckets.
  */
 import { sql, type Kysely } from 'kysely';
 import type { OperationContext } from '../context.js';
@@ -13,12 +15,13 @@ import { validationError } from '../errors.js';
 import { formatCents } from '../money.js';
 import { findInWorkspace, requireWorkspace } from '../records.js';
 import type { AnySelect } from '../list.js';
+import { checkSpan } from '../bounds.js';
+import { dayNumber, LAST_DAY, toDate, weekday } from '../dates.js';
+import type { DateSpanBound } from '../../runtime/types.js';
 
 type Granularity = 'day' | 'week' | 'month';
 
 const DEFAULT_DAYS = 30;
-const MAX_DAYS = 366;
-const DAY_MS = 86_400_000;
 
 /** The date (`YYYY-MM-DD`) of `instant` in time zone `tz`. */
 export function dateInZone(instant: Date, tz: string): string {
@@ -36,37 +39,33 @@ function isTimeZone(tz: string): boolean {
   }
 }
 
-const toDay = (date: string): number => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
-const fromDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
-const addDays = (date: string, days: number): string => fromDay(toDay(date) + days);
-
-/** The last day of the bucket that starts on `start` (before clipping to `to`). */
-function bucketEnd(start: string, granularity: Granularity): string {
+/** The last day of the bucket that starts on day `start` (before clipping to `to`). */
+function bucketEnd(start: number, granularity: Granularity): number {
   if (granularity === 'day') return start;
-  if (granularity === 'week') {
-    const weekday = (new Date(`${start}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday = 0
-    return addDays(start, 6 - weekday);
-  }
-  const [year, month] = start.split('-').map(Number) as [number, number];
-  return new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+  if (granularity === 'week') return start + 6 - weekday(start);
+  const [year, month] = toDate(start).split('-').map(Number) as [number, number];
+  // Day 0 of the next month is the last of this one; December 9999 ends on LAST_DAY.
+  return month === 12 ? dayNumber(`${String(year).padStart(4, '0')}-12-31`) : dayNumber(`${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}-01`) - 1;
 }
 
 interface Bucket {
   readonly start: string;
   readonly end: string;
+  readonly startDay: number;
+  readonly endDay: number;
   realisedIncome: bigint;
   realisedExpenses: bigint;
   projectedIncome: bigint;
   projectedExpenses: bigint;
 }
 
-function buildBuckets(from: string, to: string, granularity: Granularity): Bucket[] {
+/** The buckets of `from`..`to` (day numbers, at most MAX_DAYS + 1 days: one bucket per day at most). */
+function buildBuckets(from: number, to: number, granularity: Granularity): Bucket[] {
   const buckets: Bucket[] = [];
   for (let start = from; start <= to;) {
-    const last = bucketEnd(start, granularity);
-    const end = last < to ? last : to;
-    buckets.push({ start, end, realisedIncome: 0n, realisedExpenses: 0n, projectedIncome: 0n, projectedExpenses: 0n });
-    start = addDays(end, 1);
+    const end = Math.min(bucketEnd(start, granularity), to);
+    buckets.push({ start: toDate(start), end: toDate(end), startDay: start, endDay: end, realisedIncome: 0n, realisedExpenses: 0n, projectedIncome: 0n, projectedExpenses: 0n });
+    start = end + 1;
   }
   return buckets;
 }
@@ -84,6 +83,13 @@ interface Window {
   readonly accountId: string | null;
 }
 
+/** The contract's `from`..`to` bound (x-kobana-bounds). */
+function readSpan(ctx: OperationContext): DateSpanBound {
+  const span = ctx.bounds?.spans.find((s) => s.from === 'from' && s.to === 'to');
+  if (!span) throw new Error('cash_flow.get: the contract declares no from..to span');
+  return span;
+}
+
 async function readWindow(ctx: OperationContext, query: Readonly<Record<string, unknown>>): Promise<Window> {
   const workspaceId = requireWorkspace(ctx);
   let tz = readDate(query['tz']);
@@ -95,9 +101,10 @@ async function readWindow(ctx: OperationContext, query: Readonly<Record<string, 
   }
   const today = dateInZone(ctx.now(), tz);
   const from = readDate(query['from']) ?? today;
-  const to = readDate(query['to']) ?? addDays(from, DEFAULT_DAYS);
-  if (to < from) throw validationError([{ path: 'to', message: 'must not be before from' }]);
-  if (toDay(to) - toDay(from) > MAX_DAYS) throw validationError([{ path: 'to', message: `must be at most ${MAX_DAYS} days after from` }]);
+  // The default window stops at the calendar's last day.
+  const to = readDate(query['to']) ?? toDate(Math.min(dayNumber(from) + DEFAULT_DAYS, LAST_DAY));
+  // Checked before the call with the arguments given (src/api/bounds.ts); again once the defaults are in.
+  checkSpan(readSpan(ctx), from, to);
   const accountId = readDate(query['account_id']) ?? null;
   if (accountId) await findInWorkspace(ctx, 'accounts', accountId, 'Account');
   return { from, to, today, tz, granularity: (readDate(query['granularity']) as Granularity | undefined) ?? 'week', accountId };
@@ -153,9 +160,9 @@ export const handlers = defineOperations({
     const db = ctx.db as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     const workspaceId = requireWorkspace(ctx);
     const [moves, titles] = [await sumTransactions(db, workspaceId, w), await sumOpenTitles(db, workspaceId, w)];
-    const buckets = buildBuckets(w.from, w.to, w.granularity);
+    const buckets = buildBuckets(dayNumber(w.from), dayNumber(w.to), w.granularity);
     const byDay = new Map<string, Bucket>();
-    for (const b of buckets) for (let d = b.start; d <= b.end; d = addDays(d, 1)) byDay.set(d, b);
+    for (const b of buckets) for (let d = b.startDay; d <= b.endDay; d += 1) byDay.set(toDate(d), b);
 
     let opening = 0n;
     for (const row of moves) {

@@ -3,6 +3,10 @@
  * titles (docs/domain.md#classification-rules; matching is src/api/rules/statements/classify.ts),
  * and `preview`: the unreconciled lines the rule would win — no earlier active rule matches them —
  * and the values they would get, evaluated exactly as an import evaluates, changing nothing.
+ * Both are bounded by the contract (x-kobana-bounds, docs/domain.md#bounded-work): a workspace
+ * holds at most `max_per_workspace` rules (a create beyond it is UNPROCESSABLE_ENTITY), and a
+ * preview walks at most `max_scanned` lines, newest first, in chunks that check the call's
+ * deadline, answering `meta.truncated` when there were more (narrowed with `from`/`to`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
@@ -15,12 +19,22 @@ import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { shows } from '../omitted.js';
 import { formatCents, formatMoneyOrNull, parseMoneyInputAllowZero } from '../money.js';
 import { auditJson, boolColumn, findInWorkspace, isUuid, readBody, requireWorkspace, toBool } from '../records.js';
-import { classify, loadRules } from '../rules/statements/classify.js';
+import { classifyPrepared, loadRules, MAX_RULES_PER_WORKSPACE, prepareRules } from '../rules/statements/classify.js';
+import { forEachChunk } from '../chunks.js';
 import { readOptionalReference, requireAccountReference, requirePersonReference } from '../rules/references.js';
 
 type RuleRow = Selectable<ClassificationRulesTable>;
 const LABEL = 'Classification rule';
 const PREVIEW_LINES = 100;
+
+/** The contract's bound of an operation, or a deployment error (generated/ and the handler disagree). */
+function declared(ctx: OperationContext, key: 'maxScanned' | 'maxPerWorkspace'): number {
+  const bound = ctx.bounds?.[key];
+  if (bound === undefined || bound === null) throw new Error(`classification rules: the contract declares no ${key}`);
+  return bound;
+}
+
+const readDay = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 function toJson(row: RuleRow): Record<string, unknown> {
   return {
@@ -94,6 +108,13 @@ export const handlers = defineOperations({
 
   'classification_rules.create': async (ctx, input) => {
     const workspaceId = requireWorkspace(ctx);
+    const cap = declared(ctx, 'maxPerWorkspace');
+    // Counted in the create's transaction; every rule is evaluated on every import and preview.
+    const held = await ctx.db.selectFrom('classification_rules').select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('workspace_id', '=', workspaceId).executeTakeFirst();
+    if (Number(held?.n ?? 0) >= cap) {
+      throw new ApiError('UNPROCESSABLE_ENTITY', `A workspace holds at most ${cap} classification rules; delete or merge one first.`, { bound: 'max_per_workspace', limit: cap });
+    }
     const changes = await readChanges(ctx, readBody(input.body));
     const last = await ctx.db.selectFrom('classification_rules').select((eb) => eb.fn.max('position').as('position'))
       .where('workspace_id', '=', workspaceId).executeTakeFirst();
@@ -130,13 +151,27 @@ export const handlers = defineOperations({
 
   'classification_rules.preview': async (ctx, input) => {
     const rule = await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL);
+    const maxScanned = declared(ctx, 'maxScanned');
     // Evaluated with the others as an import would, the previewed rule counted as active.
-    const rules = (await loadRules(ctx)).map((r) => (r.id === rule.id ? { ...r, active: 1 } : r));
-    const lines = await ctx.db.selectFrom('statement_lines').selectAll().where('workspace_id', '=', requireWorkspace(ctx))
-      .where('reconciliation_id', 'is', null).orderBy('posted_on', 'desc').orderBy('id').execute();
-    const won = lines.filter((line) => classify(rules, {
-      description: line.description, counterparty: line.counterparty, amountCents: Number(line.amount_cents), accountId: line.financial_account_id,
-    })?.ruleId === rule.id);
+    const rules = prepareRules(await loadRules(ctx), rule.id);
+    const from = readDay(input.query['from']);
+    const to = readDay(input.query['to']);
+    // The newest unreconciled lines, at most the bound (+1 to know there were more).
+    let qb = ctx.db.selectFrom('statement_lines').selectAll().where('workspace_id', '=', requireWorkspace(ctx)).where('reconciliation_id', 'is', null);
+    if (from !== undefined) qb = qb.where('posted_on', '>=', from);
+    if (to !== undefined) qb = qb.where('posted_on', '<=', to);
+    const read = await qb.orderBy('posted_on', 'desc').orderBy('id').limit(maxScanned + 1).execute();
+    const lines = read.slice(0, maxScanned);
+    const won: typeof lines = [];
+    await forEachChunk(lines, ctx.deadline, (chunk) => {
+      for (const line of chunk) {
+        const match = classifyPrepared(rules, {
+          description: line.description, counterparty: line.counterparty, amountCents: Number(line.amount_cents), accountId: line.financial_account_id,
+        });
+        if (match?.ruleId === rule.id) won.push(line);
+      }
+    });
+    const truncated = read.length > maxScanned;
     return {
       body: {
         rule_id: rule.id, count: won.length,
@@ -146,6 +181,11 @@ export const handlers = defineOperations({
           category_id: rule.set_category_id ?? line.category_id, cost_center_id: rule.set_cost_center_id ?? line.cost_center_id,
           person_id: rule.set_person_id ?? line.person_id,
         })),
+        meta: {
+          truncated, lines_scanned: lines.length, max_lines_scanned: maxScanned,
+          // The walk stopped here: `to` before this day (or a `from`..`to` window) reaches older lines.
+          ...(truncated ? { oldest_scanned: lines.at(-1)?.posted_on ?? null } : {}),
+        },
       },
     };
   },

@@ -3,7 +3,10 @@
  * The whole import is one database transaction (execute.ts opens it for every write): a file that
  * does not parse, or any failure midway, writes nothing. Lines are unique per (account, FITID) in
  * the database, so a second import of the same file — or two at once — adds nothing. New lines
- * are classified by the workspace's rules as they are inserted.
+ * are classified by the workspace's rules as they are inserted. The file is bounded by the
+ * contract (x-kobana-bounds: `max_tags`, pre-scanned before parsing; `max_lines`) and parsed in a
+ * worker thread (src/api/rules/statements/ofx-thread.ts); the inserts check the deadline between
+ * batches (docs/domain.md#bounded-work).
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Selectable } from 'kysely';
@@ -13,8 +16,9 @@ import { defineOperations } from '../define-operations.js';
 import { ApiError, validationError } from '../errors.js';
 import { findInWorkspace, requireWorkspace } from '../records.js';
 import { checkUploadInput } from '../rules/attachments/upload-input.js';
-import { classify, loadRules } from '../rules/statements/classify.js';
-import { OfxParseFailure, parseOfxStatement, type OfxLine } from '../rules/statements/ofx.js';
+import { classifyPrepared, loadRules, prepareRules } from '../rules/statements/classify.js';
+import { OfxBoundExceeded, OfxParseFailure, prescanOfx, STATEMENT_FILE_BOUNDS, type OfxLine } from '../rules/statements/ofx.js';
+import { parseOfxOffThread } from '../rules/statements/ofx-thread.js';
 import type { OperationContext, OperationInput } from '../context.js';
 import { listRecords, readListSpec, type AnySelect, type ListDefinition } from '../list.js';
 import { formatCents } from '../money.js';
@@ -31,10 +35,18 @@ function readOfxFile(input: OperationInput): Uint8Array {
   return file.bytes;
 }
 
-function parse(bytes: Uint8Array): OfxLine[] {
+const BOUND_MESSAGES: Readonly<Record<OfxBoundExceeded['bound'], (limit: number) => string>> = {
+  max_tags: (limit) => `The file has more than ${limit} OFX tags; split it by period. Nothing was imported.`,
+  max_lines: (limit) => `The file has more than ${limit} transactions; split it by period. Nothing was imported.`,
+};
+
+/** Pre-scanned on the event loop (linear, native), parsed in a worker thread; the contract's bounds (x-kobana-bounds). */
+async function parse(ctx: OperationContext, bytes: Uint8Array): Promise<OfxLine[]> {
   try {
-    return parseOfxStatement(bytes);
+    prescanOfx(bytes, STATEMENT_FILE_BOUNDS.maxTags);
+    return await parseOfxOffThread(bytes, STATEMENT_FILE_BOUNDS.maxLines, ctx.deadline);
   } catch (err) {
+    if (err instanceof OfxBoundExceeded) throw new ApiError('UNPROCESSABLE_ENTITY', BOUND_MESSAGES[err.bound](err.limit), { bound: err.bound, limit: err.limit });
     if (err instanceof OfxParseFailure) throw new ApiError('UNPROCESSABLE_ENTITY', 'The file is not a readable OFX statement; nothing was imported.');
     throw err;
   }
@@ -81,16 +93,18 @@ export const handlers = defineOperations({
   'statements.import': async (ctx, input) => {
     const workspaceId = requireWorkspace(ctx);
     const account = await findInWorkspace(ctx, 'accounts', input.path['id'] ?? '', 'Account');
-    const lines = parse(readOfxFile(input));
+    const lines = await parse(ctx, readOfxFile(input));
     // One FITID once, even when the file repeats it.
     const unique = [...new Map(lines.map((line) => [line.fitid, line])).values()];
-    const rules = await loadRules(ctx);
+    const rules = prepareRules(await loadRules(ctx));
     const audit = insertAudit(ctx);
     let imported = 0;
     let classified = 0;
     for (let i = 0; i < unique.length; i += BATCH) {
+      // Between two batches (each a statement that yields): past the deadline, nothing is committed.
+      ctx.deadline.check();
       const rows: Insertable<StatementLinesTable>[] = unique.slice(i, i + BATCH).map((line) => {
-        const match = classify(rules, { description: line.description, counterparty: line.counterparty, amountCents: line.amountCents, accountId: account.id });
+        const match = classifyPrepared(rules, { description: line.description, counterparty: line.counterparty, amountCents: line.amountCents, accountId: account.id });
         return {
           id: randomUUID(), workspace_id: workspaceId, financial_account_id: account.id, fitid: line.fitid, posted_on: line.postedOn,
           type: line.type, amount_cents: line.amountCents, description: line.description, counterparty: line.counterparty,

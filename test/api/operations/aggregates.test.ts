@@ -14,6 +14,8 @@ import { handlers } from '../../../generated/handlers.gen.js';
 import { DEMO } from '../../helpers/index.js';
 import { startRestApp, type RestApp } from '../support/rest-app.js';
 import { loadFixtures } from '../rules/support.js';
+import { createDeadline } from '../../../src/runtime/deadline.js';
+import { systemClock } from '../../../src/runtime/clock.js';
 
 const M = DEMO.workspaces.matriz;
 const DIMENSIONS = ['category', 'cost_center', 'person', 'month'] as const;
@@ -231,7 +233,7 @@ describe(`*.aggregates equal the sums over the full list (${process.env.DATABASE
       transformResult: async (args) => { statements += 1; return args.result; },
     };
     const db = api.app.services.db.withPlugin(counter);
-    const ctx = { caller, workspaceId: M, db, now: () => new Date() };
+    const ctx = { caller, workspaceId: M, db, now: () => new Date() , deadline: createDeadline(systemClock, 10_000), bounds: null };
     const costCenter = (await api.call('GET', '/v1/cost_centers?limit=1', { workspace: M })).body.data[0].id as string;
     for (const operationId of ['payables.aggregates', 'receivables.aggregates', 'transactions.aggregates']) { // hand-kept-ok: the three operations under test
       for (const group of [undefined, ...DIMENSIONS]) {

@@ -19,11 +19,16 @@
 import { expect } from 'chai';
 import type { Caller } from '../../../src/api/context.js';
 import { handlers } from '../../../generated/handlers.gen.js';
+import { routes } from '../../../generated/registry.gen.js';
 import { DEMO } from '../../helpers/index.js';
 import { startRestApp, type RestApp } from '../support/rest-app.js';
 import { loadFixtures } from '../rules/support.js';
+import { createDeadline } from '../../../src/runtime/deadline.js';
+import { systemClock } from '../../../src/runtime/clock.js';
 
 const M = DEMO.workspaces.matriz;
+/** The contract's bounds of the operation under test (x-kobana-bounds). */
+const CASH_FLOW_BOUNDS = routes.find((r) => r.operation.operationId === 'cash_flow.get')?.bounds ?? null;
 const CLOCK = new Date('2026-03-16T01:30:00Z');
 const caller: Caller = {
   personId: DEMO.persons.ana, organizationId: DEMO.organizationId, scopes: new Set(['finance.all']), tokenType: 'personal', channel: 'api',
@@ -121,7 +126,7 @@ describe(`cash_flow.get: hand-checked month in two time zones (${process.env.DAT
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async function project(query: Record<string, string>): Promise<any> {
-    const ctx = { caller, workspaceId: M, db: api.app.services.db, now: () => CLOCK };
+    const ctx = { caller, workspaceId: M, db: api.app.services.db, now: () => CLOCK, deadline: createDeadline(systemClock, 10_000), bounds: CASH_FLOW_BOUNDS };
     const output = await handlers['cash_flow.get']!(ctx, { path: {}, query: { from: '2026-03-01', to: '2026-03-31', account_id: accountId, ...query } });
     return output.body;
   }

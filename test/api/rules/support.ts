@@ -13,6 +13,8 @@ import { handlers as transactions } from '../../../src/api/operations/transactio
 import { handlers as transfers } from '../../../src/api/operations/transfers.js';
 import { ApiError } from '../../../src/api/errors.js';
 import { DEMO } from '../../../src/seed/ids.js';
+import { createDeadline } from '../../../src/runtime/deadline.js';
+import { systemClock } from '../../../src/runtime/clock.js';
 
 const ALL = { ...payables, ...receivables, ...transactions, ...transfers };
 
@@ -36,7 +38,7 @@ export async function runOperation(db: Kysely<Database>, operationId: string, in
     const listSpec = routes.find((r) => r.operation.operationId === operationId)?.list ?? null;
     const ctx: ListAwareContext = {
       caller: ANA, workspaceId: options.workspaceId ?? DEMO.workspaces.matriz,
-      db: options.wrapDb ? options.wrapDb(trx) : trx, now: () => options.now ?? new Date(), listSpec,
+      db: options.wrapDb ? options.wrapDb(trx) : trx, now: () => options.now ?? new Date(), deadline: createDeadline(systemClock, 10_000), bounds: null, listSpec,
     };
     return handler(ctx, full);
   });

@@ -9,6 +9,12 @@ import type { Selectable } from 'kysely';
 import type { ClassificationRulesTable } from '../../../store/schema.js';
 import type { OperationContext } from '../../context.js';
 import { requireWorkspace } from '../../records.js';
+import { operation as createRule } from '../../../../generated/operations/classification_rules_create.gen.js';
+
+const declaredCap = createRule.bounds?.maxPerWorkspace;
+if (declaredCap === undefined || declaredCap === null) throw new Error('classification_rules.create declares no x-kobana-bounds.max_per_workspace');
+/** Rules a workspace may hold: the contract's bound on classification_rules.create. */
+export const MAX_RULES_PER_WORKSPACE: number = declaredCap;
 
 export type RuleRow = Selectable<ClassificationRulesTable>;
 
@@ -32,25 +38,62 @@ function fold(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '').toLocaleLowerCase('pt-BR');
 }
 
-export function ruleMatches(rule: RuleRow, item: Classifiable): boolean {
-  if (rule.description_contains !== null && !fold(item.description).includes(fold(rule.description_contains))) return false;
-  if (rule.counterparty_contains !== null && !fold(item.counterparty ?? '').includes(fold(rule.counterparty_contains))) return false;
-  if (rule.min_amount_cents !== null && item.amountCents < Number(rule.min_amount_cents)) return false;
-  if (rule.max_amount_cents !== null && item.amountCents > Number(rule.max_amount_cents)) return false;
-  if (rule.financial_account_id !== null && item.accountId !== rule.financial_account_id) return false;
+/**
+ * A rule with its texts folded once: matching a line against N rules folds the line's two texts
+ * once, not N times (a preview walks up to its `max_scanned` lines over every rule).
+ */
+export interface PreparedRule {
+  readonly row: RuleRow;
+  readonly description: string | null;
+  readonly counterparty: string | null;
+}
+
+/** Rules in position order, folded; `activeId` counts that rule as active (a preview). */
+export function prepareRules(rules: readonly RuleRow[], activeId?: string): PreparedRule[] {
+  return rules.filter((r) => Number(r.active) === 1 || r.id === activeId).map((row) => ({
+    row,
+    description: row.description_contains === null ? null : fold(row.description_contains),
+    counterparty: row.counterparty_contains === null ? null : fold(row.counterparty_contains),
+  }));
+}
+
+function matches(rule: PreparedRule, item: Classifiable, description: string, counterparty: string): boolean {
+  const row = rule.row;
+  if (rule.description !== null && !description.includes(rule.description)) return false;
+  if (rule.counterparty !== null && !counterparty.includes(rule.counterparty)) return false;
+  if (row.min_amount_cents !== null && item.amountCents < Number(row.min_amount_cents)) return false;
+  if (row.max_amount_cents !== null && item.amountCents > Number(row.max_amount_cents)) return false;
+  if (row.financial_account_id !== null && item.accountId !== row.financial_account_id) return false;
   return true;
 }
 
-/** The classification of the first matching rule, or null. `rules` must be in position order. */
-export function classify(rules: readonly RuleRow[], item: Classifiable): Classification | null {
-  const rule = rules.find((r) => Number(r.active) === 1 && ruleMatches(r, item));
+export function ruleMatches(rule: RuleRow, item: Classifiable): boolean {
+  const [prepared] = prepareRules([rule], rule.id);
+  return prepared !== undefined && matches(prepared, item, fold(item.description), fold(item.counterparty ?? ''));
+}
+
+/** The classification of the first matching prepared rule, or null. */
+export function classifyPrepared(rules: readonly PreparedRule[], item: Classifiable): Classification | null {
+  if (rules.length === 0) return null;
+  const description = fold(item.description);
+  const counterparty = fold(item.counterparty ?? '');
+  const rule = rules.find((r) => matches(r, item, description, counterparty))?.row;
   return rule ? { ruleId: rule.id, categoryId: rule.set_category_id, costCenterId: rule.set_cost_center_id, personId: rule.set_person_id } : null;
 }
 
-/** The workspace's rules in evaluation order (position, then id). */
+/** The classification of the first matching active rule, or null. `rules` must be in position order. */
+export function classify(rules: readonly RuleRow[], item: Classifiable): Classification | null {
+  return classifyPrepared(prepareRules(rules), item);
+}
+
+/**
+ * The workspace's rules in evaluation order (position, then id): at most the contract's cap of
+ * rules per workspace (classification_rules.create, x-kobana-bounds.max_per_workspace), which
+ * every create checks, so the read is bounded by construction.
+ */
 export async function loadRules(ctx: OperationContext): Promise<RuleRow[]> {
   return ctx.db.selectFrom('classification_rules').selectAll().where('workspace_id', '=', requireWorkspace(ctx))
-    .orderBy('position').orderBy('id').execute();
+    .orderBy('position').orderBy('id').limit(MAX_RULES_PER_WORKSPACE).execute();
 }
 
 /** What a rule gives a new payable or receivable: only what its body left out and what fits its kind. */

@@ -11,10 +11,50 @@
  * - `\s+<` and `>\s+` are quadratic on long whitespace runs: runs are collapsed to one character.
  *
  * Anything that does not read as a statement is a `ParseFailure` (the operation answers 422).
+ *
+ * Before any of that, `prescanOfx` counts the file's tags against the contract's bound
+ * (statements.import, x-kobana-bounds.max_tags) and refuses a NUL byte, in native byte scans on
+ * the event loop; the parse itself runs in a worker thread (ofx-thread.ts), so even a legal file
+ * at the bounds never blocks the process. A file over a bound is an `OfxBoundExceeded`.
  */
 import { parseSync } from 'ofx-js';
+import { operation as importStatement } from '../../../../generated/operations/statements_import.gen.js';
+
+/** The contract's bounds of one statement file (statements.import, x-kobana-bounds). */
+export const STATEMENT_FILE_BOUNDS: { readonly maxLines: number; readonly maxTags: number } = readFileBounds();
+
+function readFileBounds(): { maxLines: number; maxTags: number } {
+  const { maxLines, maxTags } = importStatement.bounds ?? {};
+  if (typeof maxLines !== 'number' || typeof maxTags !== 'number') throw new Error('statements.import declares no x-kobana-bounds.max_lines / max_tags');
+  return { maxLines, maxTags };
+}
 
 export class OfxParseFailure extends Error {}
+
+/** A file beyond one of the contract's bounds: `bound` is the x-kobana-bounds key, `limit` its value. */
+export class OfxBoundExceeded extends Error {
+  constructor(readonly bound: 'max_tags' | 'max_lines', readonly limit: number) {
+    super(`the file exceeds ${bound} (${limit})`);
+    this.name = 'OfxBoundExceeded';
+  }
+}
+
+const LT = 0x3c;
+const NUL = 0x00;
+
+/**
+ * Linear and allocation-free (native `indexOf` over the bytes): more than `maxTags` `<` is
+ * OfxBoundExceeded; a NUL byte — never part of an OFX text, and refused by PostgreSQL in a text
+ * column — is a ParseFailure, on either database alike.
+ */
+export function prescanOfx(bytes: Uint8Array, maxTags: number): void {
+  if (bytes.indexOf(NUL) >= 0) throw new OfxParseFailure('a NUL byte');
+  let tags = 0;
+  for (let at = bytes.indexOf(LT); at >= 0; at = bytes.indexOf(LT, at + 1)) {
+    tags += 1;
+    if (tags > maxTags) throw new OfxBoundExceeded('max_tags', maxTags);
+  }
+}
 
 export interface OfxLine {
   readonly fitid: string;
@@ -28,7 +68,6 @@ export interface OfxLine {
 const TAG = /<(\/?)([A-Za-z][A-Za-z0-9_.]{0,31})>/g;
 /** The same, anchored where it is tried (sticky): checking every `<` stays linear. */
 const TAG_AT = /<\/?[A-Za-z][A-Za-z0-9_.]{0,31}>/y;
-const MAX_LINES = 50_000;
 const MAX_CENTS = 99_999_999_999_999;
 
 /** The text from `<OFX>` on, made safe for the parser, or a failure. */
@@ -92,7 +131,8 @@ function findTransactions(ofx: unknown): unknown[] {
   return found;
 }
 
-export function parseOfxStatement(bytes: Uint8Array): OfxLine[] {
+/** The file's lines; at most `maxLines` transactions (the contract's x-kobana-bounds.max_lines), else OfxBoundExceeded. */
+export function parseOfxStatement(bytes: Uint8Array, maxLines: number): OfxLine[] {
   // OFX 1.x is often Latin-1 (CHARSET:1252); a lone byte ≥ 0x80 then reads as U+FFFD, which is
   // kept rather than guessed.
   const raw = new TextDecoder('utf-8').decode(bytes);
@@ -105,7 +145,7 @@ export function parseOfxStatement(bytes: Uint8Array): OfxLine[] {
   }
   if (!parsed.OFX || typeof parsed.OFX !== 'object') throw new OfxParseFailure('no OFX element');
   const transactions = findTransactions(parsed.OFX);
-  if (transactions.length > MAX_LINES) throw new OfxParseFailure('too many transactions');
+  if (transactions.length > maxLines) throw new OfxBoundExceeded('max_lines', maxLines);
   return transactions.map((t) => {
     const fitid = text(child(t, 'fitid'));
     if (fitid === '' || fitid.length > 255) throw new OfxParseFailure('a transaction without a valid FITID');

@@ -1,0 +1,31 @@
+/**
+ * Calendar dates (`YYYY-MM-DD`, years 0001–9999 as `format: date` allows) as day numbers, so
+ * dates are compared and stepped as dates, never as strings: a string past 9999-12-31
+ * (`+010000-01-01`) sorts before it, and a loop that compares strings never ends
+ * (docs/domain.md#bounded-work). Day 0 is 1970-01-01.
+ */
+const DAY_MS = 86_400_000;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** The last day a date may be. */
+export const LAST_DAY = dayNumber('9999-12-31');
+
+/** The day number of a real `YYYY-MM-DD`; NaN for anything else (2026-02-30 included). */
+export function dayNumber(date: string): number {
+  const m = DATE.exec(date);
+  if (!m) return Number.NaN;
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  if (Number.isNaN(ms)) return Number.NaN;
+  const day = ms / DAY_MS;
+  return toDate(day) === date ? day : Number.NaN;
+}
+
+/** `YYYY-MM-DD` of a day number within 0001-01-01..9999-12-31. */
+export function toDate(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Monday = 0 … Sunday = 6. */
+export function weekday(day: number): number {
+  return (((day + 3) % 7) + 7) % 7;
+}
