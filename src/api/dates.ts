@@ -7,7 +7,8 @@
 const DAY_MS = 86_400_000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** The last day a date may be. */
+/** The first and the last day a date may be. */
+export const FIRST_DAY = dayNumber('0001-01-01');
 export const LAST_DAY = dayNumber('9999-12-31');
 
 /** The day number of a real `YYYY-MM-DD`; NaN for anything else (2026-02-30 included). */

@@ -146,4 +146,21 @@ describe(`reconciliations (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}
     expect((await api.call('POST', '/v1/reconciliations', { workspace: M, body, token: await api.token('ana', 'finance.reconciliations.write') })).status).to.equal(403);
     expect((await api.call('POST', '/v1/reconciliations', { workspace: M, body, token: await api.token('bruno', 'finance.all.write') })).status).to.equal(403);
   });
+
+  // Issue 25 (bounded work): the window around a line is stepped as day numbers, clamped to the
+  // calendar. Stepped as strings, 9999-12-30 + 7 days was "+010000-01-06", which sorts before
+  // "9999-12-31", so a title due on the calendar's last day was never suggested.
+  it('suggests a title due on 9999-12-31 for a line posted on 9999-12-30 (the calendar\'s edge)', async () => {
+    const account = await ok('POST', '/v1/accounts', { name: `Fim do calendário ${randomUUID().slice(0, 8)}`, type: 'checking' });
+    const fitid = randomUUID();
+    const ofx = buildSmallOfx(fitid, -98_765).toString('latin1').replace(/<DTPOSTED>\d{8}/, '<DTPOSTED>99991230');
+    await ok('POST', `/v1/accounts/${account.id}/statements`, { file_name: 'edge.ofx', content_base64: Buffer.from(ofx, 'latin1').toString('base64') });
+    const title = await ok('POST', '/v1/payables', { description: 'Último dia', amount: '987.65', due_date: '9999-12-31', person_id: f.vendorId });
+    const lines = await ok('GET', `/v1/accounts/${account.id}/statement-lines?status=unreconciled&limit=100`);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const line = lines.data.find((l: any) => l.fitid === fitid);
+    expect(line.posted_on).to.equal('9999-12-30');
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    expect(line.suggestions.map((s: any) => s.id)).to.include(title.id);
+  });
 });

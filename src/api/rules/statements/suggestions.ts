@@ -3,8 +3,10 @@
  * and unreconciled transactions on the line's account of the same direction (credit ↔ receivable
  * or credit transaction, debit ↔ payable or debit transaction) and the same amount, dated within
  * WINDOW_DAYS of the line. Score 1 on the same day, falling linearly to 1/(WINDOW_DAYS + 1) at the
- * edge. Two queries per page of lines (titles, transactions), whatever the page size; a kind the
- * caller may not read (`ctx.omitted`) is never queried.
+ * edge. Two queries per page of lines (titles, transactions), whatever the page size, each reading
+ * at most MAX_CANDIDATES rows (the page's lines may span the whole calendar; docs/domain.md#bounded-work);
+ * a kind the caller may not read (`ctx.omitted`) is never queried. Dates are stepped as day numbers,
+ * clamped to the calendar (src/api/dates.ts).
  */
 import { sql, type Selectable } from 'kysely';
 import type { StatementLinesTable } from '../../../store/schema.js';
@@ -12,10 +14,12 @@ import type { OperationContext } from '../../context.js';
 import { formatCents } from '../../money.js';
 import { kindOfType, shows } from '../../omitted.js';
 import { requireWorkspace } from '../../records.js';
+import { dayNumber, FIRST_DAY, LAST_DAY, toDate } from '../../dates.js';
 
 export const WINDOW_DAYS = 7;
 const MAX_SUGGESTIONS = 3;
-const DAY_MS = 86_400_000;
+/** Rows of each kind a page of lines weighs at most. */
+export const MAX_CANDIDATES = 2_000;
 const TITLE_KINDS = ['payable', 'receivable'] as const;
 
 export interface Suggestion {
@@ -37,8 +41,8 @@ interface Candidate {
   readonly accountId: string | null;
 }
 
-const shift = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-const distance = (a: string, b: string) => Math.abs(Date.parse(`${a}T00:00:00Z`) - Date.parse(`${b}T00:00:00Z`)) / DAY_MS;
+const shift = (date: string, days: number) => toDate(Math.min(LAST_DAY, Math.max(FIRST_DAY, dayNumber(date) + days)));
+const distance = (a: string, b: string) => Math.abs(dayNumber(a) - dayNumber(b));
 
 /** The suggestions of each unreconciled line of `lines`, by line id. */
 export async function suggestMatches(ctx: OperationContext, lines: readonly Selectable<StatementLinesTable>[]): Promise<Map<string, Suggestion[]>> {
@@ -55,10 +59,10 @@ export async function suggestMatches(ctx: OperationContext, lines: readonly Sele
   const titleKinds = TITLE_KINDS.filter((kind) => shows(ctx, kindOfType(kind)));
   const titles = titleKinds.length === 0 ? [] : await ctx.db.selectFrom('titles as t').select(['t.id', 't.kind', 't.description', 't.amount_cents', 't.due_date', 't.financial_account_id'])
     .where('t.workspace_id', '=', workspaceId).where('t.kind', 'in', titleKinds).where('t.status', '=', 'pending').where('t.amount_cents', 'in', amounts)
-    .where('t.due_date', '>=', from).where('t.due_date', '<=', to).execute();
+    .where('t.due_date', '>=', from).where('t.due_date', '<=', to).limit(MAX_CANDIDATES).execute();
   const moves = !shows(ctx, kindOfType('transaction')) ? [] : await ctx.db.selectFrom('transactions as x').select(['x.id', 'x.type', 'x.description', 'x.amount_cents', 'x.occurred_at', 'x.financial_account_id'])
     .where('x.workspace_id', '=', workspaceId).where('x.amount_cents', 'in', amounts)
-    .where('x.occurred_at', '>=', from).where('x.occurred_at', '<=', to).where(reconciled('transaction', 'x.id')).execute();
+    .where('x.occurred_at', '>=', from).where('x.occurred_at', '<=', to).where(reconciled('transaction', 'x.id')).limit(MAX_CANDIDATES).execute();
   const candidates: Candidate[] = [
     ...titles.map((t) => ({
       type: t.kind, id: t.id, description: t.description, cents: Number(t.amount_cents), date: t.due_date,
