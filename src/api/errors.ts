@@ -53,9 +53,12 @@ export function validationError(issues: readonly ValidationIssue[], message = 'T
   return new ApiError('VALIDATION_ERROR', message, { issues });
 }
 
+/** Why a `SERVICE_UNAVAILABLE` was answered (`details.reason`): docs/operations.md#database-outages. */
+export type ServiceUnavailableReason = 'database' | 'disk_full';
+
 /** The database cannot answer right now (an outage, not a fault of the request): retry after the delay. */
-export function serviceUnavailable(retryAfterSeconds: number): ApiError {
-  return new ApiError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.', { retry_after_seconds: retryAfterSeconds });
+export function serviceUnavailable(retryAfterSeconds: number, reason: ServiceUnavailableReason): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.', { retry_after_seconds: retryAfterSeconds, reason });
 }
 
 export function notFound(resourceLabel: string): ApiError {

@@ -9,7 +9,7 @@ import type { Metrics } from '../../http/metrics.js';
 import type { Database } from '../../store/schema.js';
 import { DEFAULT_LIST_LIMIT, isListTool, runToolCall, type ArgumentValidator, type OperationService, type ToolCallOutcome } from '../../dispatch/index.js';
 import type { ToolDefinition } from '../../runtime/types.js';
-import { isDatabaseUnavailable } from '../../store/db-unavailable.js';
+import { databaseFailureKind, databaseOutageReason, isDatabaseUnavailable } from '../../store/db-unavailable.js';
 import { recordToolCall } from '../call-log.js';
 import { confirmationUnavailable, type ConfirmationRequest, type DestructiveCallConfirmation } from '../confirmation.js';
 import { INVALID_PARAMS, JsonRpcError } from '../json-rpc.js';
@@ -112,7 +112,12 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
     }
     // A confirmed call whose transaction failed for a reason that is not the operation's own
     // (store down, commit failed): rolled back with its nonce — docs/protocol.md#confirmation-of-destructive-tools confirmation_unavailable.
-    ctx.log.error({ err: error, tool: tool.name }, 'mcp: confirmed call failed inside its transaction');
+    // An outage (a full disk included) logs its kind only, like every outage answer.
+    if (isDatabaseUnavailable(error)) {
+      ctx.log.warn({ db_error: databaseFailureKind(error), reason: databaseOutageReason(error), tool: tool.name }, 'mcp: confirmed call failed: database unavailable');
+    } else {
+      ctx.log.error({ err: error, tool: tool.name }, 'mcp: confirmed call failed inside its transaction');
+    }
     deps.metrics?.confirmations?.inc({ outcome: 'unavailable' });
     outcome = { kind: 'error', error: confirmationUnavailable(error), workspaceId: null };
   }

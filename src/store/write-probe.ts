@@ -1,0 +1,79 @@
+/**
+ * "Can this replica write again?" after a write failed for lack of space
+ * (docs/operations.md#database-outages). db.ts notes every statement that fails with a
+ * disk-full kind (SQLITE_FULL, 53100, ENOSPC: db-unavailable.ts); while one has been noted
+ * since the last successful probe, `/readyz` asks `check()`, which writes and deletes one row
+ * of `write_probes` (migration 0009) in one transaction, at most once per
+ * `WRITE_PROBE_INTERVAL_MS` of the injected clock. A replica taken out of rotation gets no
+ * writes of its own, so without the probe it could never notice that space came back.
+ *
+ * The row carries `WRITE_PROBE_PAYLOAD_BYTES` of random bytes, more than one SQLite page and
+ * incompressible, so the probe needs fresh pages (a row that fits the free room of a page
+ * already allocated would succeed on a full disk). `write_probes` is no finance table: it has
+ * no `workspace_id` and holds no row between probes. Logs name the failure's kind only.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../runtime/clock.js';
+import { databaseFailureKind, isDiskFull } from './db-unavailable.js';
+import type { Database } from './schema.js';
+
+/** At most one probe per this many milliseconds (docs/operations.md#database-outages). */
+export const WRITE_PROBE_INTERVAL_MS = 5_000;
+
+/** More than a 4 KiB SQLite page: the probe row needs overflow pages of its own. */
+export const WRITE_PROBE_PAYLOAD_BYTES = 16 * 1024;
+
+export type WriteReadiness = 'ok' | 'disk_full';
+
+export interface WriteProbe {
+  /** `ok` unless a write failed for lack of space since the last successful probe; may run the probe. */
+  check(): Promise<WriteReadiness>;
+}
+
+type ProbeLogger = { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+
+/** Disk-full failures seen per database, counted up only (a probe clears the ones it saw). */
+const spaceFailures = new WeakMap<Kysely<Database>, number>();
+
+/** Called by db.ts for every failed statement of `db` (Kysely's log hook); counts the disk-full ones. */
+export function noteStatementFailure(db: Kysely<Database>, error: unknown): void {
+  if (isDiskFull(error)) spaceFailures.set(db, (spaceFailures.get(db) ?? 0) + 1);
+}
+
+export function createWriteProbe(db: Kysely<Database>, clock: Clock, logger?: ProbeLogger): WriteProbe {
+  /** The failure count the last successful probe saw: failures after it are still unanswered. */
+  let cleared = 0;
+  let lastProbeAt: number | null = null;
+  let running: Promise<WriteReadiness> | null = null;
+
+  async function probe(seen: number): Promise<WriteReadiness> {
+    lastProbeAt = clock.now();
+    const id = randomUUID();
+    try {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('write_probes').values({ id, payload: randomBytes(WRITE_PROBE_PAYLOAD_BYTES) }).execute();
+        await trx.deleteFrom('write_probes').where('id', '=', id).execute();
+      });
+    } catch (err) {
+      logger?.warn({ db_error: databaseFailureKind(err) }, 'write probe failed: not ready');
+      return 'disk_full';
+    }
+    cleared = seen;
+    logger?.info({}, 'write probe succeeded: writes are possible again');
+    return 'ok';
+  }
+
+  return {
+    check() {
+      const seen = spaceFailures.get(db) ?? 0;
+      if (seen <= cleared) return Promise.resolve('ok');
+      if (running !== null) return running;
+      if (lastProbeAt !== null && clock.now() - lastProbeAt < WRITE_PROBE_INTERVAL_MS) return Promise.resolve('disk_full');
+      running = probe(seen).finally(() => {
+        running = null;
+      });
+      return running;
+    },
+  };
+}
