@@ -125,7 +125,7 @@ describe('a full disk is an outage (503 + Retry-After, disk_full), and /readyz p
   });
 
   it('MCP: a tools/call refused for lack of space answers HTTP 503 + Retry-After with -32003 and reason disk_full', async () => {
-    const { refused, written } = await writeUntilRefused(createAccountByTool, (answer) => answer.status === 200 && answer.body.result?.isError === undefined);
+    const { refused, written } = await writeUntilRefused(createAccountByTool, (answer) => answer.status === 200 && answer.body.result !== undefined && answer.body.result.isError === undefined);
     expectDiskFullMcp(refused, written);
     expect(logged('database unavailable: answered 503').map((line) => line['db_error'])).to.deep.equal([spaceKind]);
   });
