@@ -2,15 +2,19 @@
  * "Can this replica write again?" after a write failed for lack of space
  * (docs/operations.md#database-outages). db.ts notes every statement that fails with a
  * disk-full kind (SQLITE_FULL, 53100, ENOSPC: db-unavailable.ts); while one has been noted
- * since the last successful probe, `/readyz` asks `check()`, which writes and deletes one row
- * of `write_probes` (migration 0009) in one transaction, at most once per
+ * since the last successful probe, `/readyz` asks `check()`, which inserts one row into
+ * `write_probes` (migration 0009) and then deletes the table's rows, at most once per
  * `WRITE_PROBE_INTERVAL_MS` of the injected clock. A replica taken out of rotation gets no
  * writes of its own, so without the probe it could never notice that space came back.
  *
- * The row carries `WRITE_PROBE_PAYLOAD_BYTES` of random bytes, more than one SQLite page and
- * incompressible, so the probe needs fresh pages (a row that fits the free room of a page
- * already allocated would succeed on a full disk). `write_probes` is no finance table: it has
- * no `workspace_id` and holds no row between probes. Logs name the failure's kind only.
+ * The row carries `WRITE_PROBE_PAYLOAD_BYTES` of random bytes (sixteen SQLite pages,
+ * incompressible) and is committed before it is deleted, so its pages are really written: a
+ * row inserted and deleted in one transaction never reaches SQLite's WAL, and a small write
+ * fits the room a failed larger one left there — both succeeded on a really full tmpfs
+ * (docs/testing.md#a-full-disk). A write larger than the probe may still fail after it
+ * succeeded; `/readyz` then fails again at the next probe. `write_probes` is no finance table:
+ * no `workspace_id`, and no row between probes (the delete also takes a row an interrupted
+ * probe left). Logs name the failure's kind only.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -21,8 +25,8 @@ import type { Database } from './schema.js';
 /** At most one probe per this many milliseconds (docs/operations.md#database-outages). */
 export const WRITE_PROBE_INTERVAL_MS = 5_000;
 
-/** More than a 4 KiB SQLite page: the probe row needs overflow pages of its own. */
-export const WRITE_PROBE_PAYLOAD_BYTES = 16 * 1024;
+/** Sixteen 4 KiB SQLite pages: the probe row needs overflow pages of its own. */
+export const WRITE_PROBE_PAYLOAD_BYTES = 64 * 1024;
 
 export type WriteReadiness = 'ok' | 'disk_full';
 
@@ -49,12 +53,9 @@ export function createWriteProbe(db: Kysely<Database>, clock: Clock, logger?: Pr
 
   async function probe(seen: number): Promise<WriteReadiness> {
     lastProbeAt = clock.now();
-    const id = randomUUID();
     try {
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('write_probes').values({ id, payload: randomBytes(WRITE_PROBE_PAYLOAD_BYTES) }).execute();
-        await trx.deleteFrom('write_probes').where('id', '=', id).execute();
-      });
+      await db.insertInto('write_probes').values({ id: randomUUID(), payload: randomBytes(WRITE_PROBE_PAYLOAD_BYTES) }).execute();
+      await db.deleteFrom('write_probes').execute();
     } catch (err) {
       logger?.warn({ db_error: databaseFailureKind(err) }, 'write probe failed: not ready');
       return 'disk_full';

@@ -1,7 +1,7 @@
 /**
  * `write_probes`: the table of the write probe `/readyz` runs after a write failed for lack of
  * space (src/store/write-probe.ts, docs/operations.md#database-outages). Each probe inserts one
- * row and deletes it in the same transaction, so the table is empty between probes. An
+ * row, commits it, then deletes the table's rows, so the table is empty between probes. An
  * infrastructure table, not a finance one: no workspace.
  */
 import type { Kysely } from 'kysely';
