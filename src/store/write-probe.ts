@@ -12,7 +12,8 @@
  * row inserted and deleted in one transaction never reaches SQLite's WAL, and a small write
  * fits the room a failed larger one left there — both succeeded on a really full tmpfs
  * (docs/testing.md#a-full-disk). A write larger than the probe may still fail after it
- * succeeded; `/readyz` then fails again at the next probe. `write_probes` is no finance table:
+ * succeeded: that failure is noted like any other, and the replica stays ready only while the
+ * probes succeed (it still takes writes of the probe's size). `write_probes` is no finance table:
  * no `workspace_id`, and no row between probes (the delete also takes a row an interrupted
  * probe left). Logs name the failure's kind only.
  */
