@@ -24,9 +24,9 @@ export function createStartingApp(): Koa {
       ctx.body = { status: 'unavailable', checks: { database: 'unavailable' } };
     } else if (ctx.path === '/mcp') {
       setPreEraHeaders(ctx);
-      ctx.body = databaseUnavailableRejection(null).body;
+      ctx.body = databaseUnavailableRejection(null, 'database').body;
     } else {
-      ctx.body = serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS).toEnvelope();
+      ctx.body = serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS, 'database').toEnvelope();
     }
   });
   return app;

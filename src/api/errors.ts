@@ -53,11 +53,12 @@ export function validationError(issues: readonly ValidationIssue[], message = 'T
   return new ApiError('VALIDATION_ERROR', message, { issues });
 }
 
-/** The database cannot answer right now, or the request ran past its deadline (`reason`): retry after the delay. */
-export function serviceUnavailable(retryAfterSeconds: number, reason?: string): ApiError {
-  return new ApiError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.', {
-    retry_after_seconds: retryAfterSeconds, ...(reason === undefined ? {} : { reason }),
-  });
+/** Why a `SERVICE_UNAVAILABLE` was answered (`details.reason`): docs/operations.md#database-outages. */
+export type ServiceUnavailableReason = 'database' | 'disk_full' | 'deadline';
+
+/** The database cannot answer right now, or the call ran past its deadline (`reason`; not a fault of the request): retry after the delay. */
+export function serviceUnavailable(retryAfterSeconds: number, reason: ServiceUnavailableReason): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry shortly.', { retry_after_seconds: retryAfterSeconds, reason });
 }
 
 export function notFound(resourceLabel: string): ApiError {

@@ -1,6 +1,7 @@
 /**
  * Operational endpoints: `GET /healthz` (the process answers), `GET /readyz` (the database and,
- * when configured, Redis answer within a short timeout) and `GET /metrics` (Prometheus text,
+ * when configured, Redis answer within a short timeout; after a write failed for lack of space,
+ * the database must also take a write again: src/store/write-probe.ts) and `GET /metrics` (Prometheus text,
  * behind `METRICS_TOKEN`; wrong tokens count toward the failed-authentication limit of the
  * client address like any failed authentication). It checks dependencies only; it never reports
  * their internals.
@@ -8,12 +9,28 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type Koa from 'koa';
-import { sql } from 'kysely';
-import type { Services } from '../bootstrap.js';
-import { throttleFailure } from './limits.js';
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Database } from '../store/schema.js';
+import { createWriteProbe, type WriteProbe } from '../store/write-probe.js';
+import { throttleFailure, type Limits } from './limits.js';
+import type { Metrics } from './metrics.js';
 import { HttpError } from './errors.js';
 
-export type HealthServices = Pick<Services, 'config' | 'db' | 'limits' | 'metrics'>;
+/** What the health endpoints read (the app passes its Services). */
+export interface HealthServices {
+  readonly config: Config;
+  readonly db: Kysely<Database>;
+  readonly limits: Limits;
+  readonly metrics: Metrics;
+  /** Paces the write probe (at most one per 5 s). */
+  readonly clock: Clock;
+  readonly logger: Pick<Logger, 'info' | 'warn'>;
+}
+
+type CheckState = 'ok' | 'unavailable' | 'disk_full';
 
 const CHECK_TIMEOUT_MS = 1_000;
 const READY_RETRY_AFTER_SECONDS = '5';
@@ -31,15 +48,24 @@ async function probeWithin(probe: () => Promise<unknown>, timeoutMs: number): Pr
   }
 }
 
-async function checkReadiness(services: HealthServices): Promise<Record<string, 'ok' | 'unavailable'>> {
-  const checks: Record<string, 'ok' | 'unavailable'> = {};
-  const database = probeWithin(() => sql`select 1`.execute(services.db), CHECK_TIMEOUT_MS);
+/** The database: `unavailable` when `select 1` fails, `disk_full` while writes still fail for lack of space. */
+async function checkDatabase(services: HealthServices, writes: WriteProbe): Promise<CheckState> {
+  if (!(await probeWithin(() => sql`select 1`.execute(services.db), CHECK_TIMEOUT_MS))) return 'unavailable';
+  const writable = await probeWithin(async () => {
+    if ((await writes.check()) !== 'ok') throw new Error('disk full');
+  }, CHECK_TIMEOUT_MS);
+  return writable ? 'ok' : 'disk_full';
+}
+
+async function checkReadiness(services: HealthServices, writes: WriteProbe): Promise<Record<string, CheckState>> {
+  const checks: Record<string, CheckState> = {};
+  const database = checkDatabase(services, writes);
   const redis = services.config.redisUrl && services.limits.checkRedis
     ? probeWithin(async () => {
         if ((await services.limits.checkRedis?.()) !== 'up') throw new Error('redis down');
       }, CHECK_TIMEOUT_MS)
     : null;
-  checks.database = (await database) ? 'ok' : 'unavailable';
+  checks.database = await database;
   if (redis) checks.redis = (await redis) ? 'ok' : 'unavailable';
   return checks;
 }
@@ -68,6 +94,7 @@ async function admitFailedAttempt(ctx: Koa.Context, limits: HealthServices['limi
 
 export function createHealthRouter(services: HealthServices): Router {
   const router = new Router();
+  const writes = createWriteProbe(services.db, services.clock, services.logger);
 
   router.get('/healthz', function reportAlive(ctx) {
     ctx.set('Cache-Control', 'no-store');
@@ -75,7 +102,7 @@ export function createHealthRouter(services: HealthServices): Router {
   });
 
   router.get('/readyz', async function reportReady(ctx) {
-    const checks = await checkReadiness(services);
+    const checks = await checkReadiness(services, writes);
     ctx.set('Cache-Control', 'no-store');
     // Limits fail open without Redis; READINESS_REQUIRES_REDIS=false keeps the replica in rotation then.
     const required = Object.entries(checks).filter(([name]) => name !== 'redis' || services.config.readinessRequiresRedis);

@@ -4,14 +4,14 @@
  * no HTTP), success JSON (204 without a body), files (bytes with Content-Type,
  * Content-Disposition per RFC 6266, Cache-Control: private, no-store) and — in exactly one
  * place — every error: ApiError → its envelope, HttpError → its status/headers, the database
- * unreachable or the request past its deadline → 503 SERVICE_UNAVAILABLE + Retry-After, anything else → 500 INTERNAL with the
+ * unreachable or out of space, or the request past its deadline → 503 SERVICE_UNAVAILABLE + Retry-After (`details.reason`), anything else → 500 INTERNAL with the
  * cause logged, never a stack.
  */
 import type Koa from 'koa';
 import type { FileOutput } from '../api/context.js';
 import { ApiError, serviceUnavailable } from '../api/errors.js';
 import type { BudgetDecision, ExecuteDone } from '../api/service.js';
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, logDatabaseUnavailable, outageReason } from '../store/db-unavailable.js';
+import { DATABASE_RETRY_AFTER_SECONDS, databaseOutageReason, isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { HttpError } from './errors.js';
 import { API_ERROR_STATUS } from './rest-error-status.js';
 import { settleClientAbort, type FailureLog } from './observability.js';
@@ -145,7 +145,7 @@ export function renderError(ctx: Koa.Context, err: unknown): void {
   // The database is down or not answering: an outage the client may retry, not a fault of ours to hide.
   if (isDatabaseUnavailable(err)) {
     logDatabaseUnavailable(log, err);
-    renderError(ctx, serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS, outageReason(err)));
+    renderError(ctx, serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS, databaseOutageReason(err)));
     return;
   }
   // Unknown failures: log the cause server-side (never the request values), answer generically.

@@ -22,7 +22,7 @@ import { readBodyWithinLimit } from './request-body.js';
 import { BODY_TOO_LARGE, databaseUnavailableRejection, sendAccepted, sendError, sendPrepared, sendResult, setEraHeader, shapeResult } from './respond.js';
 import type { QueryReader, ToolView } from './view.js';
 import type { HeaderReader } from './headers.js';
-import { isDatabaseUnavailable, logDatabaseUnavailable, outageReason } from '../store/db-unavailable.js';
+import { databaseOutageReason, isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import type { Era } from './versions.js';
 
 export interface MessageDeps {
@@ -110,7 +110,7 @@ async function dispatchRequest(
     // An outage, not a fault: HTTP 503 + Retry-After (rendered by the router's rejection middleware).
     if (isDatabaseUnavailable(error)) {
       logDatabaseUnavailable(log, error);
-      throw databaseUnavailableRejection(id, outageReason(error));
+      throw databaseUnavailableRejection(id, databaseOutageReason(error));
     }
     // No stack, no internals on the wire (docs/protocol.md#tools); the cause goes to the log.
     log.error({ err: error, method }, 'mcp: method failed');

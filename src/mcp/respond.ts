@@ -4,7 +4,7 @@
  * results (`resultType`, `ttlMs`/`cacheScope`, `_meta` serverInfo — docs/protocol.md#modern-era-2026-07-28).
  */
 import type Koa from 'koa';
-import { serviceUnavailable } from '../dispatch/index.js';
+import { serviceUnavailable, type ServiceUnavailableReason } from '../dispatch/index.js';
 import { HttpError } from '../http/errors.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../store/db-unavailable.js';
 import { decodeHeaderValue } from './headers.js';
@@ -59,7 +59,7 @@ export const BODY_TOO_LARGE = new JsonRpcError(INVALID_REQUEST, `Request body to
  * is known and carrying the API's `SERVICE_UNAVAILABLE` envelope in `data`. Never -32603:
  * nothing is wrong with the request, and retrying is safe.
  */
-export function databaseUnavailableRejection(id: JsonRpcId | null, reason?: string): HttpError {
+export function databaseUnavailableRejection(id: JsonRpcId | null, reason: ServiceUnavailableReason): HttpError {
   const envelope = serviceUnavailable(DATABASE_RETRY_AFTER_SECONDS, reason).toEnvelope();
   const body = { jsonrpc: '2.0', id, error: { code: SERVICE_UNAVAILABLE, message: envelope.error.message, data: envelope } };
   return new HttpError(503, envelope.error.message, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) }, 'database_unavailable', body);

@@ -27,7 +27,7 @@ import { readMediaType } from '../http/capped-body.js';
 import { settleClientAbort } from '../http/observability.js';
 import { refuseUnsafeWorkspaceHint } from '../http/unsafe-workspace.js';
 import { BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, databaseUnavailableRejection, sendError, sendJson, setPreEraHeaders } from './respond.js';
-import { isDatabaseUnavailable, logDatabaseUnavailable, outageReason } from '../store/db-unavailable.js';
+import { databaseOutageReason, isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { createToolCatalog } from './tool-catalog.js';
 import { readToolView } from './view.js';
 import type { Clock } from '../runtime/clock.js';
@@ -101,7 +101,7 @@ function renderRejections(logger: Logger): Koa.Middleware {
         }
         // The database failed before the message was dispatched (e.g. loading the caller): an outage.
         logDatabaseUnavailable(log, error);
-        error = databaseUnavailableRejection(null, outageReason(error));
+        error = databaseUnavailableRejection(null, databaseOutageReason(error));
       }
       const rejection = error as HttpError;
       ctx.set(rejection.headers);

@@ -12,12 +12,26 @@
  * `busy_timeout` (SQLITE_BUSY*); a prepared statement whose plan a schema change invalidated
  * (0A000 "cached plan must not change result type": db.ts names statements, and a migration by
  * another replica can add a column under them; the connection is replaced and a retry succeeds).
+ *
+ * Out of space is an outage too, told apart as `disk_full` (docs/operations.md#database-outages):
+ * SQLite `SQLITE_FULL` (and any `SQLITE_FULL_*` extended code), PostgreSQL `53100` (disk_full),
+ * Node's `ENOSPC`. Nothing was applied (the write's transaction rolled back), the request is not
+ * at fault, and the replica's `/readyz` runs a write probe until space is back (write-probe.ts).
+ * The rest of class 53 is not: `53000`, `53200` (out of memory) and `53400` (configuration
+ * limit exceeded) can fail the same statement every time, so a retry promise would be false,
+ * and no probe could tell when they end; `53300` (too many connections) is above.
  */
 
 import { DeadlineExceededError } from '../runtime/deadline.js';
 
 /** Seconds a client is asked to wait before retrying after an outage answer. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/** Why the database could not answer: out of space (`disk_full`) or any other outage (`database`). */
+export type DatabaseOutageReason = 'database' | 'disk_full' | 'deadline';
+
+/** The failure kinds that mean "no space left": a write fails until an operator frees some. */
+const SPACE_KINDS = new Set(['SQLITE_FULL', '53100', 'ENOSPC']);
 
 /**
  * Also the transient concurrency failures (40P01 deadlock, 40001 serialization failure, 55P03
@@ -67,6 +81,8 @@ function classify(error: unknown, depth: number): string | null {
     if (code.startsWith('08') && code.length === 5) return code;
     if (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_SOCKET_CODES.has(code)) return code;
     if (code.startsWith('SQLITE_BUSY')) return code;
+    if (SPACE_KINDS.has(code)) return code;
+    if (code.startsWith('SQLITE_FULL_')) return code;
     if (code === '0A000' && error instanceof Error && error.message === STALE_PLAN_MESSAGE) return 'stale_plan';
   }
   if (error instanceof Error) {
@@ -92,16 +108,23 @@ export function databaseFailureKind(error: unknown): string {
   return classify(error, 0) ?? 'unknown';
 }
 
-/**
- * Why an outage answer is given, when it is not the database itself: `deadline` (the request ran
- * past REQUEST_DEADLINE_MS). Sent as the answer's `details.reason`; undefined for a database outage.
- */
-export function outageReason(error: unknown): 'deadline' | undefined {
-  return classify(error, 0) === 'deadline' ? 'deadline' : undefined;
+/** Whether `error` means the database (or the disk under it) has no space left. */
+export function isDiskFull(error: unknown): boolean {
+  const kind = classify(error, 0);
+  return kind !== null && (SPACE_KINDS.has(kind) || kind.startsWith('SQLITE_FULL_'));
 }
 
-/** The one log line of a request answered as an outage: the failure's kind, no message, no values. */
+/**
+ * The `details.reason` of an outage answer: `deadline` when the request ran past
+ * REQUEST_DEADLINE_MS (src/runtime/deadline.ts), `disk_full` when space ran out, else `database`.
+ */
+export function databaseOutageReason(error: unknown): DatabaseOutageReason {
+  if (classify(error, 0) === 'deadline') return 'deadline';
+  return isDiskFull(error) ? 'disk_full' : 'database';
+}
+
+/** The one log line of a request answered as an outage: the failure's kind and reason, no message, no values. */
 export function logDatabaseUnavailable(log: { warn(obj: object, msg: string): void } | undefined, error: unknown): void {
-  const kind = databaseFailureKind(error);
-  log?.warn({ db_error: kind }, kind === 'deadline' ? 'request deadline passed: answered 503' : 'database unavailable: answered 503');
+  const reason = databaseOutageReason(error);
+  log?.warn({ db_error: databaseFailureKind(error), reason }, reason === 'deadline' ? 'request deadline passed: answered 503' : 'database unavailable: answered 503');
 }

@@ -11,6 +11,12 @@
  * database that stops answering altogether, by a read timeout on the client — after which the
  * connection is discarded instead of returned to the pool. Sessions are named
  * `application_name=kobana-finance` (unless the URL names them) so operators can find them.
+ *
+ * SQLite commits durably (`synchronous = FULL`: the WAL is synced at every commit, so an
+ * acknowledged write survives a power cut; bench/README.md measures the cost), and a failed
+ * transaction keeps its cause: SQLite rolls some transactions back by itself, and Kysely's
+ * ROLLBACK must then not replace the error with its own. Every failed statement is shown to the
+ * write probe (write-probe.ts), which counts the ones that ran out of space.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -18,13 +24,17 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 // Types only: pg is loaded when a DATABASE_URL is set, so the embedded default never pays for it.
 import type pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type Dialect as KyselyDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import {
+  CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver,
+  type DatabaseConnection, type Dialect as KyselyDialect, type LogEvent, type PostgresPool, type PostgresPoolClient, type SqliteDialectConfig,
+} from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { databaseFailureKind, isDatabaseUnavailable } from './db-unavailable.js';
+import { databaseFailureKind, isDatabaseUnavailable, isDiskFull } from './db-unavailable.js';
 import type { Database } from './schema.js';
 import { createWorkspaceGuard } from './workspace-guard.js';
 import { cacheStatements } from './statement-cache.js';
+import { noteStatementFailure } from './write-probe.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -95,14 +105,18 @@ export function identityStateReader(db: Kysely<Database>): (organizationId: stri
   };
 }
 
-/** The Kysely instance of the process: the workspace guard installed, statements reported to observers (Kysely's log hook). */
+/**
+ * The Kysely instance of the process: the workspace guard installed, statements reported to
+ * observers and failed ones to the write probe (Kysely's log hook).
+ */
 function createKysely(dialect: KyselyDialect): Kysely<Database> {
   const guard = createWorkspaceGuard();
   const listeners = new Set<QueryListener>();
-  const db = new Kysely<Database>({
+  const db: Kysely<Database> = new Kysely<Database>({
     dialect: guard.guardDialect(dialect),
     plugins: [guard.plugin],
     log: (event: LogEvent) => {
+      if (event.level === 'error') noteStatementFailure(db, event.error);
       for (const listener of listeners) listener(event.query.sql);
     },
   });
@@ -166,7 +180,8 @@ function discardFailedConnections(pool: pg.Pool): PostgresPool {
         try {
           return await (name === undefined ? client.query(text) : client.query({ name, text, values: [...parameters] }));
         } catch (err) {
-          if (isDatabaseUnavailable(err)) failed = true;
+          // Out of space is the disk's fault, not the connection's: it stays in the pool.
+          if (isDatabaseUnavailable(err) && !isDiskFull(err)) failed = true;
           throw err;
         }
       };
@@ -228,14 +243,52 @@ function createSqliteConnection(file: string): SqliteDatabase.Database {
   }
 }
 
+/**
+ * Kysely's SQLite driver, but ROLLBACK is skipped when no transaction is open any more. SQLite
+ * rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM,
+ * SQLITE_BUSY); Kysely's ROLLBACK then failed with "cannot rollback - no transaction is active",
+ * and that error replaced the cause: a full disk answered 500 and never reached the log.
+ */
+class CauseKeepingSqliteDriver extends SqliteDriver {
+  readonly #connection: SqliteDatabase.Database;
+
+  constructor(config: SqliteDialectConfig, connection: SqliteDatabase.Database) {
+    super(config);
+    this.#connection = connection;
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.#connection.inTransaction) await super.rollbackTransaction(connection);
+  }
+}
+
+/** SqliteDialect with the driver above. */
+class CauseKeepingSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  readonly #connection: SqliteDatabase.Database;
+
+  constructor(config: SqliteDialectConfig, connection: SqliteDatabase.Database) {
+    super(config);
+    this.#config = config;
+    this.#connection = connection;
+  }
+
+  override createDriver(): SqliteDriver {
+    return new CauseKeepingSqliteDriver(this.#config, this.#connection);
+  }
+}
+
 function openSqlite(dataDir: string): OpenedDatabase {
   const file = resolveSqlitePath(dataDir);
   const database = createSqliteConnection(file);
   if (file !== ':memory:') database.pragma('journal_mode = WAL');
+  // In WAL mode better-sqlite3's build default is NORMAL, which syncs only at checkpoints: the
+  // last acknowledged commits could be lost on a power cut. FULL syncs the WAL at every commit.
+  database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
   // Another process (npm run token) may hold the write lock for a moment.
   database.pragma('busy_timeout = 5000');
-  const db = createKysely(new SqliteDialect({ database: cacheStatements(database) }));
+  const db = createKysely(new CauseKeepingSqliteDialect({ database: cacheStatements(database) }, database));
   sqliteConnections.set(db, database);
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

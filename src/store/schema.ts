@@ -52,6 +52,10 @@ export interface OAuthRecordsTable {
   model: string; id: string; payload: string; grant_id: string | null; uid: string | null;
   expires_at: string | null; consumed_at: string | null;
 }
+/** The write probe's scratch row (src/store/write-probe.ts): inserted and deleted in one transaction. */
+export interface WriteProbesTable {
+  id: string; payload: Uint8Array;
+}
 
 // ---- finance --------------------------------------------------------------------------
 
@@ -153,6 +157,7 @@ export interface Database {
   shared_secrets: SharedSecretsTable;
   identity_versions: IdentityVersionsTable;
   oauth_records: OAuthRecordsTable;
+  write_probes: WriteProbesTable;
   companies: CompaniesTable;
   accounts: AccountsTable;
   categories: CategoriesTable;

@@ -110,7 +110,7 @@ describe('database faults are outages, not crashes (PostgreSQL, through a TCP pr
     expect(answer.headers.get('retry-after')).to.equal('2');
     // Our own sentence only: no driver message, no SQL, no parameters.
     expect(answer.body).to.deep.equal({
-      error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry shortly.', details: { retry_after_seconds: 2 } },
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry shortly.', details: { retry_after_seconds: 2, reason: 'database' } },
     });
   }
 

@@ -60,7 +60,7 @@ describe('start-up while the database is down', function () {
     const rest = await get(base, '/v1/accounts');
     expect(rest.status).to.equal(503);
     expect(rest.headers.get('retry-after')).to.equal('2');
-    expect(rest.body).to.deep.include({ error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry shortly.', details: { retry_after_seconds: 2 } } });
+    expect(rest.body).to.deep.include({ error: { code: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; retry shortly.', details: { retry_after_seconds: 2, reason: 'database' } } });
     const mcp = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
     expect(mcp.status).to.equal(503);
     expect(mcp.headers.get('retry-after')).to.equal('2');

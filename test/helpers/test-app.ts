@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { Config } from '../../src/config.js';
 import { createServices, type Services } from '../../src/bootstrap.js';
 import { createApp } from '../../src/app.js';
@@ -29,6 +29,8 @@ export interface StartTestAppOptions {
   readonly config?: Partial<Config>;
   /** The app's clock (test/helpers/clock.ts); default the system clock. */
   readonly clock?: Clock;
+  /** The app's logger (a test reading the log lines passes one); default pino at `config.logLevel`. */
+  readonly logger?: Logger;
 }
 
 function findFreePort(): Promise<number> {
@@ -49,7 +51,7 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
   const config = buildTestConfig({ port, publicUrl: url, dataDir, databaseUrl: schema.databaseUrl, ...options.config });
-  const logger = pino({ level: config.logLevel });
+  const logger = options.logger ?? pino({ level: config.logLevel });
   const cleanup = async () => {
     await schema.drop();
     await fs.rm(dataDir, { recursive: true, force: true });

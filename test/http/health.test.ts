@@ -5,6 +5,7 @@ import Koa from 'koa';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import { openDatabase } from '../../src/store/db.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { createLimits } from '../../src/http/limits.js';
@@ -28,7 +29,7 @@ async function startHealthApp(overrides: Partial<Config> = {}): Promise<Harness>
   if (!config.databaseUrl) await sql`select 1`.execute(store.db);
   const metrics = createMetrics();
   const limits = await createLimits(config, logger, metrics);
-  const services: HealthServices = { config, db: store.db, limits, metrics };
+  const services: HealthServices = { config, db: store.db, limits, metrics, clock: systemClock, logger };
   const app = new Koa();
   app.use(requestObservability({ logger, metrics }));
   const router = createHealthRouter(services);

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { sql } from 'kysely';
-import { databaseFailureKind, isDatabaseUnavailable } from '../../src/store/db-unavailable.js';
+import { databaseFailureKind, databaseOutageReason, isDatabaseUnavailable, isDiskFull } from '../../src/store/db-unavailable.js';
 import { openDatabase } from '../../src/store/db.js';
 import { buildTestConfig } from '../helpers/index.js';
 import { freePort } from '../helpers/ports.js';
@@ -36,6 +36,9 @@ describe('isDatabaseUnavailable(error)', () => {
     ['SQLite busy past busy_timeout', withCode('SQLITE_BUSY')],
     ['a named statement whose plan a migration invalidated', withCode('0A000', 'cached plan must not change result type')],
     ['an outage wrapped as a cause', new Error('wrapped', { cause: withCode('57P01') })],
+    ['SQLite out of space', withCode('SQLITE_FULL', 'database or disk is full')],
+    ['PostgreSQL disk_full', withCode('53100', 'could not extend file: No space left on device')],
+    ['a Node write without space', withCode('ENOSPC')],
   ];
   for (const [name, error] of unavailable) {
     it(`is true for ${name}`, () => {
@@ -50,6 +53,10 @@ describe('isDatabaseUnavailable(error)', () => {
     ['an unknown database', withCode('3D000')],
     ['any other feature_not_supported', withCode('0A000', 'FOR UPDATE is not allowed with aggregate functions')],
     ['a SQLite constraint', withCode('SQLITE_CONSTRAINT_FOREIGNKEY')],
+    ['the failed ROLLBACK of a transaction SQLite already rolled back', withCode('SQLITE_ERROR', 'cannot rollback - no transaction is active')],
+    ['insufficient_resources (the class code itself)', withCode('53000')],
+    ['out_of_memory (may fail the same statement every time)', withCode('53200')],
+    ['configuration_limit_exceeded (an operator setting, not a passing state)', withCode('53400')],
     ['a programming error', new TypeError('x is not a function')],
     ['a non-error', 'Connection terminated'],
     ['nothing', undefined],
@@ -59,6 +66,19 @@ describe('isDatabaseUnavailable(error)', () => {
       expect(isDatabaseUnavailable(error)).to.equal(false);
     });
   }
+
+  it('tells a full disk (reason disk_full) from every other outage (reason database)', () => {
+    for (const error of [withCode('SQLITE_FULL'), withCode('53100'), withCode('ENOSPC'), new Error('wrapped', { cause: withCode('53100') })]) {
+      expect(isDiskFull(error)).to.equal(true);
+      expect(databaseOutageReason(error)).to.equal('disk_full');
+    }
+    for (const error of [withCode('57P01'), withCode('SQLITE_BUSY'), withCode('53300'), withCode('ECONNREFUSED')]) {
+      expect(isDiskFull(error)).to.equal(false);
+      expect(databaseOutageReason(error)).to.equal('database');
+    }
+    expect(databaseFailureKind(withCode('SQLITE_FULL', 'database or disk is full'))).to.equal('SQLITE_FULL');
+    expect(databaseFailureKind(withCode('53100', 'could not extend file "base/1/2": No space left on device'))).to.equal('53100');
+  });
 
   it('names the kind for logs without the message', () => {
     expect(databaseFailureKind(withCode('57P01', 'terminating connection due to administrator command'))).to.equal('57P01');

@@ -9,7 +9,7 @@ import type { Metrics } from '../../http/metrics.js';
 import type { Database } from '../../store/schema.js';
 import { DEFAULT_LIST_LIMIT, isListTool, runToolCall, type ArgumentValidator, type OperationService, type ToolCallOutcome } from '../../dispatch/index.js';
 import type { ToolDefinition } from '../../runtime/types.js';
-import { isDatabaseUnavailable } from '../../store/db-unavailable.js';
+import { databaseFailureKind, databaseOutageReason, isDatabaseUnavailable } from '../../store/db-unavailable.js';
 import { recordToolCall } from '../call-log.js';
 import { confirmationUnavailable, type ConfirmationRequest, type DestructiveCallConfirmation } from '../confirmation.js';
 import { INVALID_PARAMS, JsonRpcError } from '../json-rpc.js';
@@ -112,7 +112,8 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
     }
     // A confirmed call whose transaction failed for a reason that is not the operation's own
     // (store down, commit failed): rolled back with its nonce — docs/protocol.md#confirmation-of-destructive-tools confirmation_unavailable.
-    ctx.log.error({ err: error, tool: tool.name }, 'mcp: confirmed call failed inside its transaction');
+    // An outage (a full disk included) is logged below with its kind only.
+    if (!isDatabaseUnavailable(error)) ctx.log.error({ err: error, tool: tool.name }, 'mcp: confirmed call failed inside its transaction');
     deps.metrics?.confirmations?.inc({ outcome: 'unavailable' });
     outcome = { kind: 'error', error: confirmationUnavailable(error), workspaceId: null };
   }
@@ -121,10 +122,17 @@ async function callTool(deps: ToolMethodDeps, ctx: MethodContext): Promise<Recor
       record(tool.name, 'ok', outcome.workspaceId);
       return { ...renderOutput(tool, outcome.output, { replayed: outcome.replayed, structured, pageCut: readPageCut(tool, args, outcome.output.body) }) };
     case 'error':
+      // Either path above, or the nonce store's own answer when its insert failed (a full disk's first write).
+      if (confirmed && outcome.error.code === 'confirmation_unavailable' && isDatabaseUnavailable(outcome.error.cause)) logConfirmedOutage(ctx.log, tool.name, outcome.error.cause);
       record(tool.name, outcome.error.code, outcome.workspaceId);
       return { ...renderApiError(outcome.error, { structured }) };
     case 'input_required':
       record(tool.name, 'input_required', outcome.workspaceId);
       return { ...outcome.result };
   }
+}
+
+/** A confirmed call answered confirmation_unavailable because of an outage (a full disk included): its kind only, as every outage answer logs. */
+function logConfirmedOutage(log: { warn(obj: object, msg: string): void }, tool: string, error: unknown): void {
+  log.warn({ db_error: databaseFailureKind(error), reason: databaseOutageReason(error), tool }, 'mcp: confirmed call failed: database unavailable');
 }

@@ -11,6 +11,7 @@ import * as identityVersions from './0005-identity-versions.js';
 import * as workspaceTimezone from './0006-workspace-timezone.js';
 import * as statements from './0007-statements.js';
 import * as oauthRecords from './0008-oauth-records.js';
+import * as writeProbe from './0009-write-probe.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-identity': identity,
@@ -21,4 +22,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006-workspace-timezone': workspaceTimezone,
   '0007-statements': statements,
   '0008-oauth-records': oauthRecords,
+  '0009-write-probe': writeProbe,
 };
