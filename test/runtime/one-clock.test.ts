@@ -3,8 +3,7 @@
  * wall clock but `src/runtime/clock.ts` — every expiry, window, TTL and "today" reads the
  * services' `Clock`, so tests move time instead of sleeping. A read is `Date.now` (called or
  * passed as a function), `new Date()` without an argument, or `Date()`. Not reported:
- * - a read on a line carrying, or preceded by a line carrying, `// real-time-ok: <why>`;
- * - the files of ALLOWED below, which other parts of issue 25 are converting right now.
+ * a read on a line carrying, or preceded by a line carrying, `// real-time-ok: <why>`.
  * Real waits (socket and shutdown timeouts, start-up retries) use timers and the monotonic
  * `performance.now()`, which this test does not look at: they are not the application's time.
  */
@@ -21,14 +20,6 @@ interface Finding {
 
 const CLOCK_MODULE = 'src/runtime/clock.ts';
 const MARKER = /\/\/\s*real-time-ok:\s*\S/;
-
-/**
- * Temporary: these files still read real time and are being converted by issue 25's other parts
- * (the OAuth hardening owns src/oauth/** and the revocation list). The lead removes an entry when
- * its part lands; an entry whose file no longer reads real time fails the last test below.
- */
-const ALLOWED: ReadonlySet<string> = new Set([
-]);
 
 function isDate(node: ts.Node): boolean {
   return ts.isIdentifier(node) && node.text === 'Date';
@@ -65,8 +56,8 @@ describe('one clock: src/ reads time only through src/runtime/clock.ts', functio
   const reads = listSources('src').filter((file) => file !== CLOCK_MODULE)
     .flatMap((file) => findClockReads(file, fs.readFileSync(file, 'utf8')));
 
-  it('finds no wall-clock read outside the clock module, the marked lines and the files being converted', function () {
-    const described = reads.filter((read) => !ALLOWED.has(read.file))
+  it('finds no wall-clock read outside the clock module and the marked lines', function () {
+    const described = reads
       .map((read) => `${read.file}:${read.line}: ${read.text} (read the services' Clock, src/runtime/clock.ts)`);
     expect(described).to.deep.equal([]);
   });
@@ -81,10 +72,5 @@ describe('one clock: src/ reads time only through src/runtime/clock.ts', functio
     expect(found('/** like Date.now() and new Date() */\nconst g = 1; // Date.now()')).to.deep.equal([]);
     expect(found('// real-time-ok: a real wait\nconst h = Date.now();\nconst i = Date.now(); // real-time-ok: a real wait')).to.deep.equal([]);
     expect(found('// real-time-ok:\nconst j = Date.now();'), 'a marker without its reason').to.deep.equal([2]);
-  });
-
-  it('allows only files that still read real time (remove an entry once its file is converted)', function () {
-    const stale = [...ALLOWED].filter((file) => !reads.some((read) => read.file === file));
-    expect(stale).to.deep.equal([]);
   });
 });
