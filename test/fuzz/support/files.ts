@@ -1,0 +1,95 @@
+/**
+ * File contents at the contract's size limits for the boundary fuzzer: the biggest file a
+ * base64 field's `maxLength` admits (and the multipart upload of the same operation), built from
+ * the field's own example — padded, or for an OFX statement repeated transaction by transaction
+ * and, separately, as a flood of tiny tags (the two shapes whose work grows with the file).
+ * Built on first use and shared by every case that sends them.
+ */
+import { Lazy } from './lazy.js';
+
+/** The largest file (bytes) whose base64 text fits in `maxLength` characters. */
+export function largestFileBytes(base64MaxLength: number): number {
+  return Math.floor(base64MaxLength / 4) * 3;
+}
+
+export interface FileVariant {
+  readonly label: string;
+  /** A Lazy Buffer. */
+  readonly bytes: Lazy;
+  /** Within the contract's size bound. */
+  readonly inside: boolean;
+}
+
+const cache = new Map<string, Lazy>();
+
+function cached(key: string, make: () => Buffer): Lazy {
+  let lazy = cache.get(key);
+  if (!lazy) {
+    lazy = Lazy.once(make);
+    cache.set(key, lazy);
+  }
+  return lazy;
+}
+
+/** `example` padded with trailing newlines to `size` bytes (or cut to it). */
+function padded(example: Buffer, size: number): Buffer {
+  if (example.length >= size) return example.subarray(0, size);
+  return Buffer.concat([example, Buffer.alloc(size - example.length, 0x0a)]);
+}
+
+/** An OFX example split around its transactions: what comes before the first, one transaction, what follows the last. */
+function ofxParts(example: Buffer): { head: string; unit: string; tail: string } | null {
+  const text = example.toString('latin1');
+  const start = text.indexOf('<STMTTRN>');
+  const end = text.lastIndexOf('</STMTTRN>');
+  if (start < 0 || end < start) return null;
+  const close = end + '</STMTTRN>'.length;
+  return { head: text.slice(0, start), unit: text.slice(start, close), tail: text.slice(close) };
+}
+
+/** Transactions (each with its own FITID) repeated until the file is `size` bytes. */
+function ofxTransactions(example: Buffer, size: number, tag: string): Buffer {
+  const parts = ofxParts(example);
+  if (!parts) return padded(example, size);
+  const units: string[] = [];
+  let length = parts.head.length + parts.tail.length;
+  for (let i = 0; ; i += 1) {
+    const unit = parts.unit.replace(/<FITID>[^<]*/, `<FITID>${tag}-${i}`);
+    if (length + unit.length > size) break;
+    units.push(unit);
+    length += unit.length;
+  }
+  return padded(Buffer.from(`${parts.head}${units.join('')}${parts.tail}`, 'latin1'), size);
+}
+
+/** One transaction followed by tiny empty tags until the file is `size` bytes. */
+function ofxTinyTags(example: Buffer, size: number): Buffer {
+  const parts = ofxParts(example);
+  if (!parts) return padded(example, size);
+  const room = size - parts.head.length - parts.unit.length - parts.tail.length;
+  const flood = '<X>'.repeat(Math.max(0, Math.floor(room / 3)));
+  return padded(Buffer.from(`${parts.head}${parts.unit}${flood}${parts.tail}`, 'latin1'), size);
+}
+
+function looksLikeOfx(example: Buffer, contentType: string | null): boolean {
+  return /ofx/i.test(contentType ?? '') || example.subarray(0, 64).toString('latin1').includes('OFX');
+}
+
+/**
+ * Files for a field whose example is `example`: the example, the largest within `maxBytes` (and,
+ * for OFX, its two growing shapes), and one byte over. `key` names the field (cache key).
+ */
+export function fileVariants(key: string, example: Buffer, contentType: string | null, maxBytes: number): FileVariant[] {
+  const variants: FileVariant[] = [
+    { label: 'example file', bytes: Lazy.once(() => example), inside: true },
+    { label: `largest file (${maxBytes} bytes)`, bytes: cached(`${key}:max`, () => padded(example, maxBytes)), inside: true },
+    { label: `file one byte over (${maxBytes + 1} bytes)`, bytes: cached(`${key}:over`, () => padded(example, maxBytes + 1)), inside: false },
+  ];
+  if (looksLikeOfx(example, contentType)) {
+    variants.push(
+      { label: `largest OFX of transactions (${maxBytes} bytes)`, bytes: cached(`${key}:ofx-transactions`, () => ofxTransactions(example, maxBytes, 'FZ')), inside: true },
+      { label: `largest OFX of tiny tags (${maxBytes} bytes)`, bytes: cached(`${key}:ofx-tags`, () => ofxTinyTags(example, maxBytes)), inside: true },
+    );
+  }
+  return variants;
+}
