@@ -9,8 +9,10 @@
  *
  * Environment: FUZZ_CASES_PER_OP (default 200), FUZZ_SEED (default 25), FUZZ_CASE_TIMEOUT_MS
  * (default 20000), FUZZ_BOTH_SURFACES=1 (every boundary on both surfaces, as the soak does),
- * FUZZ_ONLY (a regular expression: only the operations whose id matches), FUZZ_PROGRESS=1.
+ * FUZZ_ONLY (a regular expression: only the operations whose id matches), FUZZ_PROGRESS=1 (a line
+ * per operation), FUZZ_REPORT (a file the whole report is written to, JSON).
  */
+import fs from 'node:fs/promises';
 import { expect } from 'chai';
 import { formatReport, runBoundaryFuzzer } from './support/run.js';
 
@@ -35,6 +37,7 @@ describe('boundary fuzzer (every operation, REST and MCP)', function () {
       log: process.env['FUZZ_PROGRESS'] === '1' ? (line) => process.stdout.write(`${line}\n`) : undefined,
     });
     process.stdout.write(`${formatReport(report)}\n`);
+    if (process.env['FUZZ_REPORT']) await fs.writeFile(process.env['FUZZ_REPORT'], `${JSON.stringify(report, null, 1)}\n`);
     expect(report.violations, `${report.violations.length} violation(s) of the fuzzer's criteria:\n  ${report.violations.join('\n  ')}\n`).to.deep.equal([]);
   });
 });

@@ -15,7 +15,7 @@ import type { WindowStats } from '../../helpers/fuzz-server.js';
 import { buildOperationCases, type FuzzCase, type Surface } from './cases.js';
 import { encodeMcp, encodeRest } from './encode.js';
 import { ServerUnresponsive, startFuzzServer, type FuzzServer, type ServerMemory } from './server-process.js';
-import { collectFuzzVocabulary } from './vocabulary.js';
+import { collectFuzzVocabulary, learnId, normalizeResource, resourceOfPathParameter } from './vocabulary.js';
 import { unknownExtensionKeywords } from './x-kobana-bounds.js';
 
 /** The CI criteria of docs/testing.md#boundary-fuzzer (issue 25, Build 2). */
@@ -50,6 +50,8 @@ export interface CaseResult {
   readonly outcome: string;
   readonly fault: string | null;
   readonly stats: WindowStats | null;
+  /** Wall time of the call as the fuzzer saw it, ms. */
+  readonly clientMs: number;
 }
 
 export interface OperationReport {
@@ -69,6 +71,8 @@ export interface OperationReport {
   /** Cases over both limits at once (the CI criterion). */
   readonly blocking: readonly string[];
   readonly outcomes: Readonly<Record<string, number>>;
+  /** Every case (surface, label, outcome, measurements), for the soak's JSON report. */
+  readonly results: readonly CaseResult[];
 }
 
 export interface RunReport {
@@ -111,6 +115,12 @@ function runOrder(operation: OperationDefinition): number {
   return 1;
 }
 
+/** The resource an operation's records belong to (its path's). */
+function ownResource(operation: OperationDefinition): string | undefined {
+  const path = operation.operation.path;
+  return resourceOfPathParameter(path, 'id') ?? normalizeResource(path.split('/')[2] ?? '');
+}
+
 interface WireAnswer {
   readonly status: number;
   readonly text: string;
@@ -133,6 +143,18 @@ function request(agent: http.Agent, base: URL, method: string, target: string, h
 
 class CaseTimeout extends Error {}
 
+/**
+ * Node's HTTP server refuses a request head (request line and headers) over 16 KiB — its
+ * default `maxHeaderSize`, which the server keeps — with 431 and closes the connection, which the
+ * client may see as a write error: a transport refusal, not a fault (a contract string without
+ * `maxLength` in a query produces such heads).
+ */
+const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
+
+function headBytes(target: string, headers: Readonly<Record<string, string>>): number {
+  return target.length + Object.entries(headers).reduce((sum, [name, value]) => sum + name.length + value.length + 4, 32);
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -154,12 +176,26 @@ function faultOfApiError(status: number, body: ErrorBody | undefined): string | 
   return `${status >= 500 ? `HTTP ${status}` : `status ${apiStatus}`} ${code || '(no error code)'}${deadline}`;
 }
 
-async function sendRest(agent: http.Agent, base: URL, operation: OperationDefinition, fuzzCase: FuzzCase, token: string, workspace: string, timeoutMs: number): Promise<{ outcome: string; fault: string | null; ok: boolean }> {
+async function sendRest(agent: http.Agent, base: URL, operation: OperationDefinition, fuzzCase: FuzzCase, token: string, workspace: string, timeoutMs: number): Promise<Outcome> {
   const wire = encodeRest(operation, fuzzCase, token, workspace);
-  const answer = await request(agent, base, wire.method, wire.target, wire.headers, wire.body, timeoutMs);
+  let answer: WireAnswer;
+  try {
+    answer = await request(agent, base, wire.method, wire.target, wire.headers, wire.body, timeoutMs);
+  } catch (err) {
+    if (err instanceof CaseTimeout || headBytes(wire.target, wire.headers) <= MAX_REQUEST_HEAD_BYTES) throw err;
+    return { outcome: 'request head over 16 KiB: connection closed', fault: null, ok: false };
+  }
   const body = parseJson(answer.text) as ErrorBody | undefined;
   const code = typeof body?.error?.code === 'string' ? ` ${body.error.code}` : '';
-  return { outcome: `${answer.status}${code}`, fault: answer.status >= 500 ? faultOfApiError(answer.status, body) ?? `HTTP ${answer.status}` : null, ok: answer.status < 300 };
+  return { outcome: `${answer.status}${code}`, fault: answer.status >= 500 ? faultOfApiError(answer.status, body) ?? `HTTP ${answer.status}` : null, ok: answer.status < 300, body };
+}
+
+interface Outcome {
+  readonly outcome: string;
+  readonly fault: string | null;
+  readonly ok: boolean;
+  /** The answer's JSON body (a success's record, whose id later calls may use). */
+  readonly body?: unknown;
 }
 
 interface RpcAnswer {
@@ -169,7 +205,7 @@ interface RpcAnswer {
 
 let rpcId = 1;
 
-async function sendMcp(agent: http.Agent, base: URL, tool: ToolDefinition, fuzzCase: FuzzCase, token: string, workspace: string, timeoutMs: number): Promise<{ outcome: string; fault: string | null; ok: boolean }> {
+async function sendMcp(agent: http.Agent, base: URL, tool: ToolDefinition, fuzzCase: FuzzCase, token: string, workspace: string, timeoutMs: number): Promise<Outcome> {
   const call = encodeMcp(tool, fuzzCase, workspace);
   const headers = {
     authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
@@ -199,7 +235,10 @@ async function sendMcp(agent: http.Agent, base: URL, tool: ToolDefinition, fuzzC
     const fault = faultOfApiError(0, error);
     return { outcome: `tool ${code}`, fault: fault === null ? null : `tool error, ${fault}`, ok: false };
   }
-  if (parsed?.result !== undefined) return { outcome: 'ok', fault: null, ok: true };
+  if (parsed?.result !== undefined) {
+    const text = parsed.result.content?.[0]?.text;
+    return { outcome: 'ok', fault: null, ok: true, body: typeof text === 'string' ? parseJson(text) : undefined };
+  }
   return { outcome: `HTTP ${answer.status}`, fault: null, ok: false };
 }
 
@@ -231,6 +270,7 @@ function summarize(operationId: string, results: readonly CaseResult[], ok: numb
     blocking: measured.filter((r) => (r.stats?.loopDelayMaxMs ?? 0) > CRITERIA.loopBlockMs && (r.stats?.cpuMs ?? 0) > CRITERIA.cpuMs)
       .map((r) => `${r.surface} "${r.label}": event loop blocked ${Math.round(r.stats?.loopDelayMaxMs ?? 0)} ms, CPU ${Math.round(r.stats?.cpuMs ?? 0)} ms`),
     outcomes,
+    results: results.map(({ surface, label, inside, outcome, fault, stats, clientMs }) => ({ surface, label, inside, outcome, fault, stats, clientMs })),
   };
 }
 
@@ -273,8 +313,9 @@ export async function runBoundaryFuzzer(options: RunOptions): Promise<RunReport>
 
   async function runCase(plan: (typeof plans)[number], fuzzCase: FuzzCase): Promise<CaseResult & { ok: boolean; hung: boolean }> {
     const base = new URL(server.ready.url);
-    let outcome: { outcome: string; fault: string | null; ok: boolean };
+    let outcome: Outcome;
     let hung = false;
+    const sent = performance.now();
     try {
       outcome = fuzzCase.surface === 'rest' || plan.tool === null
         ? await sendRest(agent, base, plan.operation, fuzzCase, server.ready.restToken, server.ready.workspaceId, options.caseTimeoutMs)
@@ -284,6 +325,8 @@ export async function runBoundaryFuzzer(options: RunOptions): Promise<RunReport>
       outcome = { outcome: timedOut ? 'timeout' : 'connection error', fault: timedOut ? `no answer within ${options.caseTimeoutMs} ms` : `connection error: ${err instanceof Error ? err.message : String(err)}`, ok: false };
       hung = true;
     }
+    const clientMs = performance.now() - sent;
+    if (outcome.ok) learnId(vocabulary, ownResource(plan.operation), outcome.body);
     let stats: WindowStats | null = null;
     try {
       stats = await server.mark(hung ? MARK_TIMEOUT_MS : options.caseTimeoutMs);
@@ -303,7 +346,7 @@ export async function runBoundaryFuzzer(options: RunOptions): Promise<RunReport>
       peakRss = stats.maxRss;
       peakCase = `${plan.operation.operation.operationId} ${fuzzCase.surface} "${fuzzCase.label}"`;
     }
-    return { surface: fuzzCase.surface, label: fuzzCase.label, inside: fuzzCase.inside, outcome: outcome.outcome, fault: outcome.fault, stats, ok: outcome.ok, hung };
+    return { surface: fuzzCase.surface, label: fuzzCase.label, inside: fuzzCase.inside, outcome: outcome.outcome, fault: outcome.fault, stats, clientMs, ok: outcome.ok, hung };
   }
 
   const results = new Map<string, { results: CaseResult[]; ok: number; hangs: number; skipped: number }>(plans.map((p) => [p.operation.operation.operationId, { results: [], ok: 0, hangs: 0, skipped: 0 }]));

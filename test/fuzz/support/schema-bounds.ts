@@ -119,7 +119,16 @@ export function typicalValue(schema: JsonSchema, context: SchemaContext, field: 
   const types = typesOf(schema);
   const choices = enumOf(schema);
   if (choices) return choices[0];
-  if (schema['format'] === 'uuid') return context.ids(field, siblings)[0] ?? randomUUID();
+  if (schema['format'] === 'uuid') {
+    // Each call takes the next real id, so calls whose rules want a particular record (a
+    // customer, a credit category) find one among them.
+    // Read when the call is sent: ids of records earlier calls created count too.
+    let turn = 0;
+    return Lazy.fresh(() => {
+      const ids = context.ids(field, siblings);
+      return ids.length === 0 ? randomUUID() : ids[turn++ % ids.length];
+    });
+  }
   if (/idempotency/i.test(field ?? '')) return Lazy.fresh(() => randomUUID());
   const example = firstExample(schema);
   if (types.includes('object') || propertiesOf(schema).length > 0) return typicalObject(schema, context);

@@ -53,6 +53,15 @@ async function readRows(url: string, token: string, workspace: string, path: str
   return Array.isArray(body.data) ? body.data.filter((row): row is Record<string, unknown> => row !== null && typeof row === 'object') : [];
 }
 
+/** Adds the id of a record an operation answered with (a create's) to its resource, so later calls can use it. */
+export function learnId(vocabulary: Vocabulary, resource: string | undefined, body: unknown): void {
+  const id = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)['id'] : undefined;
+  if (resource === undefined || typeof id !== 'string' || !UUID.test(id)) return;
+  const ids = vocabulary.byResource.get(resource);
+  if (ids === undefined) (vocabulary.byResource as Map<string, string[]>).set(resource, [id]);
+  else if (!ids.includes(id)) (ids as string[]).push(id);
+}
+
 export async function collectFuzzVocabulary(url: string, token: string, workspace: string): Promise<Vocabulary> {
   const byResource = new Map<string, Set<string>>();
   const add = (resource: string | undefined, id: unknown) => {
@@ -64,7 +73,13 @@ export async function collectFuzzVocabulary(url: string, token: string, workspac
   const harvest = (resource: string, rows: readonly Record<string, unknown>[]) => {
     for (const row of rows) {
       add(resource, row['id']);
-      for (const [key, value] of Object.entries(row)) if (key !== 'id') add(resourceOfField(key), value);
+      for (const [key, value] of Object.entries(row)) {
+        if (key === 'id') continue;
+        // `source_id` next to `source: "transfer"`, `parent_id` next to `parent_type: "payable"`.
+        const stem = /^(.+)_id$/.exec(key)?.[1];
+        const kind = stem === undefined ? undefined : row[stem] ?? row[`${stem}_type`];
+        add(typeof kind === 'string' ? resourceOfType(kind) : resourceOfField(key), value);
+      }
     }
   };
   const lists = routes.filter((route) => route.list !== null && route.operation.method === 'GET');
