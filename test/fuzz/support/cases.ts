@@ -10,7 +10,7 @@
  */
 import type { ListDefinition, OperationDefinition, ToolDefinition, JsonSchema } from '../../../src/runtime/types.js';
 import type { Vocabulary } from '../../helpers/property-arbitraries.js';
-import { fileVariants, largestFileBytes } from './files.js';
+import { fileVariants, largestFileSizes } from './files.js';
 import { Lazy } from './lazy.js';
 import { maximalValue, slotBounds, typicalObject, typicalValue, type Bound, type SchemaContext } from './schema-bounds.js';
 import { resourceOfField, resourceOfPathParameter, resourceOfType } from './vocabulary.js';
@@ -226,7 +226,7 @@ function multipartVariants(operation: OperationDefinition, context: SchemaContex
   const fileName = exampleOf('file_name') ?? 'file.bin';
   const fields: Record<string, unknown> = {};
   for (const [name, schema] of propertiesOf(multipart)) if (schema['format'] !== 'binary') fields[name] = typicalValue(schema, context, name);
-  const variants = fileVariants(`${operation.operation.operationId}:${fileField ?? 'file'}`, example, contentType, largestFileBytes(maxLength));
+  const variants = fileVariants(`${operation.operation.operationId}:${fileField ?? 'file'}`, example, contentType, largestFileSizes(maxLength));
   variants.push({ label: 'empty file', bytes: Lazy.once(() => Buffer.alloc(0)), inside: true });
   return variants.map((variant) => ({
     label: `multipart ${variant.label}`, inside: variant.inside, assignments: [], restOnly: true,

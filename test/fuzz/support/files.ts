@@ -7,9 +7,14 @@
  */
 import { Lazy } from './lazy.js';
 
-/** The largest file (bytes) whose base64 text fits in `maxLength` characters. */
-export function largestFileBytes(base64MaxLength: number): number {
-  return Math.floor(base64MaxLength / 4) * 3;
+/**
+ * The sizes (bytes) of the largest files whose base64 text is exactly `maxLength` characters,
+ * smallest first: `maxLength / 4 × 3` bytes and the one and two bytes less that pad to the same
+ * length. A byte cap the contract states only in words (10 MB) is one of them.
+ */
+export function largestFileSizes(base64MaxLength: number): readonly number[] {
+  const largest = Math.floor(base64MaxLength / 4) * 3;
+  return [largest - 2, largest - 1, largest];
 }
 
 export interface FileVariant {
@@ -71,24 +76,36 @@ function ofxTinyTags(example: Buffer, size: number): Buffer {
   return padded(Buffer.from(`${parts.head}${parts.unit}${flood}${parts.tail}`, 'latin1'), size);
 }
 
+/** The example with a NUL byte and an invalid UTF-8 sequence (a lone surrogate's CESU-8 bytes) inside each text value of its first transaction. */
+function ofxHostileText(example: Buffer): Buffer {
+  const parts = ofxParts(example);
+  if (!parts) return example;
+  const unit = parts.unit.replace(/<(MEMO|NAME|FITID)>([^<\r\n]*)/g, (_, tag: string, value: string) => `<${tag}>${value.slice(0, 1)}\u0000\u00ed\u00a0\u0080${value.slice(1)}`);
+  return Buffer.from(`${parts.head}${unit}${parts.tail}`, 'latin1');
+}
+
 function looksLikeOfx(example: Buffer, contentType: string | null): boolean {
   return /ofx/i.test(contentType ?? '') || example.subarray(0, 64).toString('latin1').includes('OFX');
 }
 
 /**
- * Files for a field whose example is `example`: the example, the largest within `maxBytes` (and,
- * for OFX, its two growing shapes), and one byte over. `key` names the field (cache key).
+ * Files for a field whose example is `example`: the example, the largest files of `sizes`
+ * (largestFileSizes; for OFX also its two growing shapes, at the smallest of them), and one byte
+ * over the largest. `key` names the field (cache key).
  */
-export function fileVariants(key: string, example: Buffer, contentType: string | null, maxBytes: number): FileVariant[] {
+export function fileVariants(key: string, example: Buffer, contentType: string | null, sizes: readonly number[]): FileVariant[] {
+  const largest = Math.max(...sizes);
+  const smallest = Math.min(...sizes);
   const variants: FileVariant[] = [
     { label: 'example file', bytes: Lazy.once(() => example), inside: true },
-    { label: `largest file (${maxBytes} bytes)`, bytes: cached(`${key}:max`, () => padded(example, maxBytes)), inside: true },
-    { label: `file one byte over (${maxBytes + 1} bytes)`, bytes: cached(`${key}:over`, () => padded(example, maxBytes + 1)), inside: false },
+    ...sizes.map((size) => ({ label: `largest file (${size} bytes)`, bytes: cached(`${key}:${size}`, () => padded(example, size)), inside: true })),
+    { label: `file one byte over (${largest + 1} bytes)`, bytes: cached(`${key}:over`, () => padded(example, largest + 1)), inside: false },
   ];
   if (looksLikeOfx(example, contentType)) {
     variants.push(
-      { label: `largest OFX of transactions (${maxBytes} bytes)`, bytes: cached(`${key}:ofx-transactions`, () => ofxTransactions(example, maxBytes, 'FZ')), inside: true },
-      { label: `largest OFX of tiny tags (${maxBytes} bytes)`, bytes: cached(`${key}:ofx-tags`, () => ofxTinyTags(example, maxBytes)), inside: true },
+      { label: `largest OFX of transactions (${smallest} bytes)`, bytes: cached(`${key}:ofx-transactions`, () => ofxTransactions(example, smallest, 'FZ')), inside: true },
+      { label: `largest OFX of tiny tags (${smallest} bytes)`, bytes: cached(`${key}:ofx-tags`, () => ofxTinyTags(example, smallest)), inside: true },
+      { label: 'OFX with NUL and invalid UTF-8 in its text', bytes: cached(`${key}:ofx-nul`, () => ofxHostileText(example)), inside: true },
     );
   }
   return variants;

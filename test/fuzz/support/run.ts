@@ -422,10 +422,14 @@ export function formatReport(report: RunReport): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   const total = report.operations.reduce((sum, op) => sum + op.cases, 0);
+  // Slots whose schema has no maxLength / maxItems: bounds the contract does not state.
+  const unbounded = [...new Set(report.operations.flatMap((op) => op.results.flatMap((r) => r.label.split(', ')
+    .filter((part) => / = (\[0\] )?no max(Length|Items)/.test(part)).map((part) => `${op.operationId} ${part.split(' = ')[0] ?? ''}`))))].sort();
   return [
     `boundary fuzzer on ${report.database}: ${total} cases over ${report.operations.length} operations (≥ ${report.casesPerOperation} each), seed ${report.seed}, ${(report.durationMs / 1000).toFixed(0)} s`,
     line(header),
     ...rows.map(line),
     `server RSS: before ${(report.rssBefore / MB).toFixed(0)} MB, peak ${(report.rssPeak / MB).toFixed(0)} MB (during ${report.rssPeakCase || '—'}), after ${(report.rssAfter / MB).toFixed(0)} MB; restarts ${report.restarts}`,
+    ...(unbounded.length > 0 ? [`note: no maxLength/maxItems in the contract for ${unbounded.join('; ')}`] : []),
   ].join('\n');
 }

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { JsonSchema } from '../../../src/runtime/types.js';
-import { fileVariants, largestFileBytes } from './files.js';
+import { fileVariants, largestFileSizes } from './files.js';
 import { Lazy } from './lazy.js';
 import { patternExtremes } from './pattern-extremes.js';
 import { extensionBounds } from './x-kobana-bounds.js';
@@ -54,7 +54,9 @@ const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 /** Elements of an array without `maxItems` (the contract should bound every array; this shows one that does not). */
 const UNBOUNDED_ITEMS = 1_000;
 /** Characters of a string without `maxLength`. */
-const UNBOUNDED_LENGTH = 100_000;
+const UNBOUNDED_LENGTH = 10_000;
+/** Base64 characters of a file field without `maxLength` (16 MiB of file). */
+const UNBOUNDED_FILE_BASE64 = Math.ceil((16 * 1024 * 1024) / 3) * 4;
 
 export function typesOf(schema: JsonSchema): string[] {
   const type = schema['type'];
@@ -253,8 +255,8 @@ function stringBounds(schema: JsonSchema, context: SchemaContext, field: string 
     const exampleText = firstExample(schema);
     const example = Buffer.from(typeof exampleText === 'string' ? exampleText : '', 'base64');
     const contentType = siblings['content_type'];
-    const maxBytes = max === undefined ? 16 * 1024 * 1024 : largestFileBytes(max);
-    for (const variant of fileVariants(`${field ?? 'file'}:${max ?? ''}:${typeof exampleText === 'string' ? exampleText.slice(0, 32) : ''}`, example, typeof contentType === 'string' ? contentType : null, maxBytes)) {
+    const sizes = largestFileSizes(max ?? UNBOUNDED_FILE_BASE64);
+    for (const variant of fileVariants(`${field ?? 'file'}:${max ?? ''}:${typeof exampleText === 'string' ? exampleText.slice(0, 32) : ''}`, example, typeof contentType === 'string' ? contentType : null, sizes)) {
       out.push({ label: variant.label, value: Lazy.once(() => (variant.bytes.get() as Buffer).toString('base64')), inside: variant.inside });
     }
     if (max !== undefined) out.push({ label: `base64 of maxLength + 4 (${max + 4})`, value: Lazy.once(() => 'A'.repeat(max + 4)), inside: false });
