@@ -10,7 +10,7 @@
  */
 import type { ListDefinition, OperationDefinition, ToolDefinition, JsonSchema } from '../../../src/runtime/types.js';
 import type { Vocabulary } from '../../helpers/property-arbitraries.js';
-import { fileVariants, largestFileSizes } from './files.js';
+import { fileVariants, largestFileSizes, looksLikeOfx, ofxWithLines, ofxWithTags } from './files.js';
 import { Lazy } from './lazy.js';
 import { maximalValue, slotBounds, typicalObject, typicalValue, type Bound, type SchemaContext } from './schema-bounds.js';
 import { resourceOfField, resourceOfPathParameter, resourceOfType } from './vocabulary.js';
@@ -209,29 +209,124 @@ function dateVariants(slots: readonly Slot[]): Variant[] {
   return out;
 }
 
-function multipartVariants(operation: OperationDefinition, context: SchemaContext): Variant[] {
+/** The file an operation takes: its base64 body field, the field's example, and how a multipart upload of it looks. */
+interface FileSlot {
+  readonly field: string | null;
+  readonly maxLength: number | null;
+  readonly example: Buffer;
+  readonly contentType: string;
+  readonly fileName: string;
+  /** Multipart form fields besides the file; null when the operation takes no multipart body. */
+  readonly multipartFields: Record<string, unknown> | null;
+}
+
+function fileSlot(operation: OperationDefinition, context: SchemaContext): FileSlot | null {
   const multipart = operation.requestBody?.content['multipart/form-data'];
-  const json = jsonBodySchema(operation);
-  if (!multipart) return [];
-  const jsonProperties = propertiesOf(json);
-  const [fileField, fileSchema] = jsonProperties.find(([, schema]) => schema['contentEncoding'] === 'base64') ?? [];
-  const maxLength = typeof fileSchema?.['maxLength'] === 'number' ? fileSchema['maxLength'] : 16 * 1024 * 1024;
-  const exampleText = (fileSchema?.['examples'] as unknown[] | undefined)?.[0];
-  const example = Buffer.from(typeof exampleText === 'string' ? exampleText : 'AAAA', 'base64');
+  const jsonProperties = propertiesOf(jsonBodySchema(operation));
+  const [field, schema] = jsonProperties.find(([, property]) => property['contentEncoding'] === 'base64') ?? [];
+  if (!multipart && field === undefined) return null;
+  const exampleText = (schema?.['examples'] as unknown[] | undefined)?.[0];
   const exampleOf = (name: string): string | undefined => {
     const value = (jsonProperties.find(([n]) => n === name)?.[1]['examples'] as unknown[] | undefined)?.[0];
     return typeof value === 'string' ? value : undefined;
   };
-  const contentType = exampleOf('content_type') ?? 'application/octet-stream';
-  const fileName = exampleOf('file_name') ?? 'file.bin';
-  const fields: Record<string, unknown> = {};
-  for (const [name, schema] of propertiesOf(multipart)) if (schema['format'] !== 'binary') fields[name] = typicalValue(schema, context, name);
-  const variants = fileVariants(`${operation.operation.operationId}:${fileField ?? 'file'}`, example, contentType, largestFileSizes(maxLength));
+  let multipartFields: Record<string, unknown> | null = null;
+  if (multipart) {
+    multipartFields = {};
+    for (const [name, property] of propertiesOf(multipart)) if (property['format'] !== 'binary') multipartFields[name] = typicalValue(property, context, name);
+  }
+  return {
+    field: field ?? null,
+    maxLength: typeof schema?.['maxLength'] === 'number' ? schema['maxLength'] : null,
+    example: Buffer.from(typeof exampleText === 'string' ? exampleText : 'AAAA', 'base64'),
+    contentType: exampleOf('content_type') ?? 'application/octet-stream',
+    fileName: exampleOf('file_name') ?? 'file.bin',
+    multipartFields,
+  };
+}
+
+/** The same file as a multipart upload (REST only) and, when the body has a base64 field, as JSON. */
+function fileCases(slot: FileSlot, label: string, bytes: Lazy, inside: boolean): Variant[] {
+  const out: Variant[] = [];
+  if (slot.multipartFields !== null) {
+    out.push({ label: `multipart ${label}`, inside, assignments: [], restOnly: true, multipart: { file: bytes, fileName: slot.fileName, contentType: slot.contentType, fields: slot.multipartFields } });
+  }
+  if (slot.field !== null) out.push({ label: `body.${slot.field} = ${label}`, inside, assignments: [[`body:${slot.field}`, Lazy.once(() => (bytes.get() as Buffer).toString('base64'))]] });
+  return out;
+}
+
+function multipartVariants(operation: OperationDefinition, context: SchemaContext): Variant[] {
+  const slot = fileSlot(operation, context);
+  if (slot === null || slot.multipartFields === null) return [];
+  const variants = fileVariants(`${operation.operation.operationId}:${slot.field ?? 'file'}`, slot.example, slot.contentType, largestFileSizes(slot.maxLength ?? UNBOUNDED_FILE_BASE64));
   variants.push({ label: 'empty file', bytes: Lazy.once(() => Buffer.alloc(0)), inside: true });
-  return variants.map((variant) => ({
-    label: `multipart ${variant.label}`, inside: variant.inside, assignments: [], restOnly: true,
-    multipart: { file: variant.bytes, fileName, contentType, fields },
-  }));
+  return variants.flatMap((variant) => fileCases({ ...slot, field: null }, variant.label, variant.bytes, variant.inside));
+}
+
+/** Base64 characters of a file without `maxLength` (16 MiB of file). */
+const UNBOUNDED_FILE_BASE64 = Math.ceil((16 * 1024 * 1024) / 3) * 4;
+
+/** The keys of an operation's own bounds (`x-kobana-bounds`, generated as `bounds`) the fuzzer turns into cases. */
+const OPERATION_BOUND_KEYS: ReadonlySet<string> = new Set(['spans', 'maxScanned', 'maxPerWorkspace', 'maxLines', 'maxTags']);
+
+/** The operation's own bounds, read by key (a definition without them has none). */
+function operationBounds(operation: OperationDefinition): Record<string, unknown> {
+  const bounds = (operation as { readonly bounds?: unknown }).bounds;
+  return bounds !== null && typeof bounds === 'object' ? (bounds as Record<string, unknown>) : {};
+}
+
+/** Keys of `bounds` the fuzzer has no cases for (the test fails naming them). */
+export function unknownOperationBounds(operation: OperationDefinition): string[] {
+  return Object.keys(operationBounds(operation)).filter((key) => !OPERATION_BOUND_KEYS.has(key));
+}
+
+function addDays(date: string, days: number): string {
+  const [year = 1, month = 1, day = 1] = date.split('-').map(Number);
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  at.setUTCDate(at.getUTCDate() + days);
+  const pad = (n: number, width: number) => String(n).padStart(width, '0');
+  return `${pad(at.getUTCFullYear(), 4)}-${pad(at.getUTCMonth() + 1, 2)}-${pad(at.getUTCDate(), 2)}`;
+}
+
+/**
+ * Cases of the operation's own bounds: date spans of exactly `maxDays` and one day more at both
+ * ends of the calendar, a reversed span; files of exactly `maxLines` lines and `maxTags` tags, and
+ * one more. `maxScanned` and `maxPerWorkspace` bound the data, not an input: the run's own records
+ * and imports approach them, no case sets them.
+ */
+function operationBoundVariants(operation: OperationDefinition, slots: readonly Slot[], context: SchemaContext): Variant[] {
+  const bounds = operationBounds(operation);
+  const out: Variant[] = [];
+  const keyOf = (name: string): string | undefined => slots.find((slot) => slot.key === `query:${name}` || slot.key === `body:${name}`)?.key;
+  for (const span of Array.isArray(bounds['spans']) ? (bounds['spans'] as { from?: unknown; to?: unknown; maxDays?: unknown }[]) : []) {
+    const from = typeof span.from === 'string' ? keyOf(span.from) : undefined;
+    const to = typeof span.to === 'string' ? keyOf(span.to) : undefined;
+    const days = typeof span.maxDays === 'number' ? span.maxDays : undefined;
+    if (from === undefined || to === undefined || days === undefined) continue;
+    const label = `${span.from}..${span.to}`;
+    out.push(
+      { label: `${label}: ${days} days from 0001-01-01`, inside: true, assignments: [[from, '0001-01-01'], [to, addDays('0001-01-01', days)]] },
+      { label: `${label}: ${days} days to 9999-12-31`, inside: true, assignments: [[from, addDays('9999-12-31', -days)], [to, '9999-12-31']] },
+      { label: `${label}: ${days + 1} days from 0001-01-01`, inside: false, assignments: [[from, '0001-01-01'], [to, addDays('0001-01-01', days + 1)]] },
+      { label: `${label}: ${days + 1} days to 9999-12-31`, inside: false, assignments: [[from, addDays('9999-12-31', -days - 1)], [to, '9999-12-31']] },
+      { label: `${label}: reversed by one day at 9999-12-31`, inside: false, assignments: [[from, '9999-12-31'], [to, '9999-12-30']] },
+    );
+  }
+  const file = fileSlot(operation, context);
+  if (file !== null && looksLikeOfx(file.example, file.contentType)) {
+    const lines = bounds['maxLines'];
+    if (typeof lines === 'number') {
+      out.push(...fileCases(file, `OFX of maxLines ${lines} lines`, Lazy.once(() => ofxWithLines(file.example, lines, 'FL')), true));
+      out.push(...fileCases(file, `OFX of maxLines + 1 (${lines + 1}) lines`, Lazy.once(() => ofxWithLines(file.example, lines + 1, 'FM')), false));
+    }
+    const tags = bounds['maxTags'];
+    if (typeof tags === 'number') {
+      out.push(...fileCases(file, `OFX of maxTags ${tags} tags`, Lazy.once(() => ofxWithTags(file.example, tags)), true));
+      out.push(...fileCases(file, `OFX of maxTags + 1 (${tags + 1}) tags`, Lazy.once(() => ofxWithTags(file.example, tags + 1)), false));
+    }
+  }
+  return out;
 }
 
 /** Every filter × operator at its largest (or smallest) value, `in` lists at their longest. */
@@ -287,7 +382,7 @@ function wholeVariants(operation: OperationDefinition, slots: readonly Slot[], c
       { label: 'body: {}', inside: ((body['required'] ?? []) as unknown[]).length === 0 && typeof body['minProperties'] !== 'number', assignments: [['wholebody', {}]] },
     );
   }
-  out.push(...filterVariants(slots, context), ...dateVariants(slots), ...multipartVariants(operation, context));
+  out.push(...filterVariants(slots, context), ...dateVariants(slots), ...multipartVariants(operation, context), ...operationBoundVariants(operation, slots, context));
   return out;
 }
 

@@ -84,7 +84,30 @@ function ofxHostileText(example: Buffer): Buffer {
   return Buffer.from(`${parts.head}${unit}${parts.tail}`, 'latin1');
 }
 
-function looksLikeOfx(example: Buffer, contentType: string | null): boolean {
+/** Markup tags of a text, as a linear scan counts them: every `<`. */
+function tagCount(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf('<'); i >= 0; i = text.indexOf('<', i + 1)) count += 1;
+  return count;
+}
+
+/** An OFX statement of exactly `lines` transactions (each with its own FITID). */
+export function ofxWithLines(example: Buffer, lines: number, tag: string): Buffer {
+  const parts = ofxParts(example);
+  if (!parts) return example;
+  const units = Array.from({ length: lines }, (_, i) => parts.unit.replace(/<FITID>[^<]*/, `<FITID>${tag}-${i}`));
+  return Buffer.from(`${parts.head}${units.join('')}${parts.tail}`, 'latin1');
+}
+
+/** An OFX statement of one transaction and tiny tags, `tags` markup tags in all. */
+export function ofxWithTags(example: Buffer, tags: number): Buffer {
+  const parts = ofxParts(example);
+  if (!parts) return example;
+  const own = tagCount(`${parts.head}${parts.unit}${parts.tail}`);
+  return Buffer.from(`${parts.head}${parts.unit}${'<X>'.repeat(Math.max(0, tags - own))}${parts.tail}`, 'latin1');
+}
+
+export function looksLikeOfx(example: Buffer, contentType: string | null): boolean {
   return /ofx/i.test(contentType ?? '') || example.subarray(0, 64).toString('latin1').includes('OFX');
 }
 

@@ -12,7 +12,7 @@ import { operations, tools } from '../../../generated/registry.gen.js';
 import type { OperationDefinition, ToolDefinition } from '../../../src/runtime/types.js';
 import { API_ERROR_STATUS } from '../../../src/http/rest-error-status.js';
 import type { WindowStats } from '../../helpers/fuzz-server.js';
-import { buildOperationCases, type FuzzCase, type Surface } from './cases.js';
+import { buildOperationCases, unknownOperationBounds, type FuzzCase, type Surface } from './cases.js';
 import { encodeMcp, encodeRest } from './encode.js';
 import { ServerUnresponsive, startFuzzServer, type FuzzServer, type ServerMemory } from './server-process.js';
 import { collectFuzzVocabulary, learnId, normalizeResource, resourceOfPathParameter } from './vocabulary.js';
@@ -404,7 +404,10 @@ export async function runBoundaryFuzzer(options: RunOptions): Promise<RunReport>
   // After a restart the process at the end is not the one sampled before: growth is not compared.
   if (restarts > 0) violations.push(`the server had to be restarted ${restarts} time(s) (RSS growth not compared)`);
   else if (after.rss - before.rss > CRITERIA.rssGrowthBytes) violations.push(`RSS grew ${((after.rss - before.rss) / MB).toFixed(0)} MB over the run (limit ${CRITERIA.rssGrowthBytes / MB} MB)`);
-  for (const keyword of unknownExtensionKeywords()) violations.push(`the fuzzer has no boundary values for the contract keyword ${keyword} (test/fuzz/support/x-kobana-bounds.ts)`);
+  for (const operation of selected) {
+    for (const key of unknownOperationBounds(operation)) violations.push(`${operation.operation.operationId}: the fuzzer has no cases for its bound ${key} (test/fuzz/support/cases.ts)`);
+  }
+  for (const keyword of unknownExtensionKeywords([selected, tools])) violations.push(`the fuzzer has no boundary values for the contract keyword ${keyword} (test/fuzz/support/x-kobana-bounds.ts)`);
   return {
     database, seed: options.seed, casesPerOperation: options.casesPerOperation, operations: reports,
     rssBefore: before.rss, rssAfter: after.rss, rssPeak: peak, rssPeakCase: peakCase, restarts,
