@@ -101,17 +101,25 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** Whether the operation takes a file (a multipart body or a base64 field): an import that brings data. */
+function takesFile(operation: OperationDefinition): boolean {
+  const content = operation.requestBody?.content ?? {};
+  const json = content['application/json']?.['properties'] as Record<string, { contentEncoding?: unknown }> | undefined;
+  return content['multipart/form-data'] !== undefined || Object.values(json ?? {}).some((property) => property.contentEncoding === 'base64');
+}
+
 /**
- * The order operations run in, from the generated classification: reads, writes, destructive
- * calls, deletes, and last the ones that change the Seguridad settings (a blocked channel would
- * refuse every later case).
+ * The order operations run in, from the generated classification: reads, writes taking a file
+ * (their imports are data the writes after them walk), other writes, destructive calls, deletes,
+ * and last the ones that change the Seguridad settings (a blocked channel would refuse every
+ * later case).
  */
 function runOrder(operation: OperationDefinition): number {
   const ref = operation.operation;
-  if (ref.scopes.some((scope) => scope.startsWith('finance.security'))) return 5;
-  if (ref.method === 'DELETE') return 4;
-  if (ref.destructive) return 3;
-  if (!ref.readOnly) return 2;
+  if (ref.scopes.some((scope) => scope.startsWith('finance.security'))) return 6;
+  if (ref.method === 'DELETE') return 5;
+  if (ref.destructive) return 4;
+  if (!ref.readOnly) return takesFile(operation) ? 2 : 3;
   return 1;
 }
 
