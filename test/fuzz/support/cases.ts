@@ -10,10 +10,10 @@
  */
 import type { ListDefinition, OperationDefinition, ToolDefinition, JsonSchema } from '../../../src/runtime/types.js';
 import type { Vocabulary } from '../../helpers/property-arbitraries.js';
-import { fileVariants, largestFileSizes, looksLikeOfx, ofxWithLines, ofxWithTags } from './files.js';
+import { fileVariants, largestFileSizes, looksLikeOfx, ofxWithLines, ofxWithTags, UNBOUNDED_FILE_BASE64 } from './files.js';
 import { Lazy } from './lazy.js';
 import { maximalValue, slotBounds, typicalObject, typicalValue, type Bound, type SchemaContext } from './schema-bounds.js';
-import { resourceOfField, resourceOfPathParameter, resourceOfType } from './vocabulary.js';
+import { ownResource, resourceOfField, resourceOfPathParameter, resourceOfType } from './vocabulary.js';
 
 export type Surface = 'rest' | 'mcp';
 
@@ -138,7 +138,7 @@ function propertiesOf(schema: JsonSchema | null): [string, JsonSchema][] {
 }
 
 function typicalInput(operation: OperationDefinition, vocabulary: Vocabulary): CanonicalInput {
-  const own = resourceOfPathParameter(operation.operation.path, 'id') ?? operation.operation.path.split('/')[2]?.replace(/-/g, '_');
+  const own = ownResource(operation.operation.path);
   const input: CanonicalInput = { path: {}, query: {}, header: {}, list: operation.list ? { values: {}, filters: {} } : null, body: OMIT, multipart: null };
   for (const parameter of operation.parameters) {
     const context = createContext(vocabulary, parameter.in === 'path' ? resourceOfPathParameter(operation.operation.path, parameter.name) ?? own : own);
@@ -263,8 +263,6 @@ function multipartVariants(operation: OperationDefinition, context: SchemaContex
   return variants.flatMap((variant) => fileCases({ ...slot, field: null }, variant.label, variant.bytes, variant.inside));
 }
 
-/** Base64 characters of a file without `maxLength` (16 MiB of file). */
-const UNBOUNDED_FILE_BASE64 = Math.ceil((16 * 1024 * 1024) / 3) * 4;
 
 /** The keys of an operation's own bounds (`x-kobana-bounds`, generated as `bounds`) the fuzzer turns into cases. */
 const OPERATION_BOUND_KEYS: ReadonlySet<string> = new Set(['spans', 'maxScanned', 'maxPerWorkspace', 'maxLines', 'maxTags']);
@@ -346,7 +344,7 @@ function filterVariants(slots: readonly Slot[], context: SchemaContext): Variant
 }
 
 function operationSlots(operation: OperationDefinition, tool: ToolDefinition | null, vocabulary: Vocabulary, typical: CanonicalInput): Slot[] {
-  const own = resourceOfPathParameter(operation.operation.path, 'id') ?? operation.operation.path.split('/')[2]?.replace(/-/g, '_');
+  const own = ownResource(operation.operation.path);
   const slots: Slot[] = [];
   for (const parameter of operation.parameters) {
     const container = parameter.in === 'path' ? typical.path : parameter.in === 'query' ? typical.query : typical.header;
@@ -428,7 +426,7 @@ function materialize(operation: OperationDefinition, typical: CanonicalInput, va
 export function buildOperationCases(operation: OperationDefinition, tool: ToolDefinition | null, vocabulary: Vocabulary, options: CaseOptions): FuzzCase[] {
   const typical = typicalInput(operation, vocabulary);
   const slots = operationSlots(operation, tool, vocabulary, typical);
-  const own = resourceOfPathParameter(operation.operation.path, 'id') ?? operation.operation.path.split('/')[2]?.replace(/-/g, '_');
+  const own = ownResource(operation.operation.path);
   const variants = [...wholeVariants(operation, slots, createContext(vocabulary, own)), ...slotVariants(slots)];
   const surfaces: Surface[] = tool ? ['rest', 'mcp'] : ['rest'];
   const cases: FuzzCase[] = [];

@@ -25,6 +25,9 @@ export interface FileVariant {
   readonly inside: boolean;
 }
 
+/** Base64 characters assumed for a file field without `maxLength` (16 MiB of file). */
+export const UNBOUNDED_FILE_BASE64 = Math.ceil((16 * 1024 * 1024) / 3) * 4;
+
 const cache = new Map<string, Lazy>();
 
 function cached(key: string, make: () => Buffer): Lazy {

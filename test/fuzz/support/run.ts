@@ -15,7 +15,7 @@ import type { WindowStats } from '../../helpers/fuzz-server.js';
 import { buildOperationCases, unknownOperationBounds, type FuzzCase, type Surface } from './cases.js';
 import { encodeMcp, encodeRest } from './encode.js';
 import { ServerUnresponsive, startFuzzServer, type FuzzServer, type ServerMemory } from './server-process.js';
-import { collectFuzzVocabulary, learnId, normalizeResource, resourceOfPathParameter } from './vocabulary.js';
+import { collectFuzzVocabulary, learnId, ownResource } from './vocabulary.js';
 import { unknownExtensionKeywords } from './x-kobana-bounds.js';
 
 /** The CI criteria of docs/testing.md#boundary-fuzzer (issue 25, Build 2). */
@@ -82,6 +82,11 @@ export interface RunReport {
   readonly operations: readonly OperationReport[];
   readonly rssBefore: number;
   readonly rssAfter: number;
+  /** V8 heap in use and `external` (Buffers included) before and after: a JavaScript or Buffer leak shows there, allocator retention only in RSS. */
+  readonly heapUsedBefore: number;
+  readonly heapUsedAfter: number;
+  readonly externalBefore: number;
+  readonly externalAfter: number;
   readonly rssPeak: number;
   readonly rssPeakCase: string;
   readonly restarts: number;
@@ -121,12 +126,6 @@ function runOrder(operation: OperationDefinition): number {
   if (ref.destructive) return 4;
   if (!ref.readOnly) return takesFile(operation) ? 2 : 3;
   return 1;
-}
-
-/** The resource an operation's records belong to (its path's). */
-function ownResource(operation: OperationDefinition): string | undefined {
-  const path = operation.operation.path;
-  return resourceOfPathParameter(path, 'id') ?? normalizeResource(path.split('/')[2] ?? '');
 }
 
 interface WireAnswer {
@@ -334,7 +333,7 @@ export async function runBoundaryFuzzer(options: RunOptions): Promise<RunReport>
       hung = true;
     }
     const clientMs = performance.now() - sent;
-    if (outcome.ok) learnId(vocabulary, ownResource(plan.operation), outcome.body);
+    if (outcome.ok) learnId(vocabulary, ownResource(plan.operation.operation.path), outcome.body);
     let stats: WindowStats | null = null;
     try {
       stats = await server.mark(hung ? MARK_TIMEOUT_MS : options.caseTimeoutMs);
@@ -418,7 +417,8 @@ export async function runBoundaryFuzzer(options: RunOptions): Promise<RunReport>
   for (const keyword of unknownExtensionKeywords([selected, tools])) violations.push(`the fuzzer has no boundary values for the contract keyword ${keyword} (test/fuzz/support/x-kobana-bounds.ts)`);
   return {
     database, seed: options.seed, casesPerOperation: options.casesPerOperation, operations: reports,
-    rssBefore: before.rss, rssAfter: after.rss, rssPeak: peak, rssPeakCase: peakCase, restarts,
+    rssBefore: before.rss, rssAfter: after.rss, rssPeak: peak,
+    heapUsedBefore: before.heapUsed, heapUsedAfter: after.heapUsed, externalBefore: before.external, externalAfter: after.external, rssPeakCase: peakCase, restarts,
     durationMs: performance.now() - started, violations,
   };
 }
@@ -440,7 +440,7 @@ export function formatReport(report: RunReport): string {
     `boundary fuzzer on ${report.database}: ${total} cases over ${report.operations.length} operations (≥ ${report.casesPerOperation} each), seed ${report.seed}, ${(report.durationMs / 1000).toFixed(0)} s`,
     line(header),
     ...rows.map(line),
-    `server RSS: before ${(report.rssBefore / MB).toFixed(0)} MB, peak ${(report.rssPeak / MB).toFixed(0)} MB (during ${report.rssPeakCase || '—'}), after ${(report.rssAfter / MB).toFixed(0)} MB; restarts ${report.restarts}`,
+    `server RSS: before ${(report.rssBefore / MB).toFixed(0)} MB, peak ${(report.rssPeak / MB).toFixed(0)} MB (during ${report.rssPeakCase || '—'}), after ${(report.rssAfter / MB).toFixed(0)} MB (heap ${(report.heapUsedBefore / MB).toFixed(0)} → ${(report.heapUsedAfter / MB).toFixed(0)} MB, external ${(report.externalBefore / MB).toFixed(0)} → ${(report.externalAfter / MB).toFixed(0)} MB); restarts ${report.restarts}`,
     ...(unbounded.length > 0 ? [`note: no maxLength/maxItems in the contract for ${unbounded.join('; ')}`] : []),
   ].join('\n');
 }

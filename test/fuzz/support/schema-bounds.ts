@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { JsonSchema } from '../../../src/runtime/types.js';
-import { fileVariants, largestFileSizes } from './files.js';
+import { fileVariants, largestFileSizes, UNBOUNDED_FILE_BASE64 } from './files.js';
 import { Lazy } from './lazy.js';
 import { patternExtremes } from './pattern-extremes.js';
 import { extensionBounds } from './x-kobana-bounds.js';
@@ -28,7 +28,7 @@ export interface SchemaContext {
 }
 
 /** The calendar's edges and the dates just past them (docs: dates are compared as dates, never as strings). */
-export const DATE_BOUNDS: readonly Bound[] = [
+const DATE_BOUNDS: readonly Bound[] = [
   { label: 'first date 0001-01-01', value: '0001-01-01', inside: true },
   { label: 'last date 9999-12-31', value: '9999-12-31', inside: true },
   { label: 'leap day 2024-02-29', value: '2024-02-29', inside: true },
@@ -38,7 +38,7 @@ export const DATE_BOUNDS: readonly Bound[] = [
   { label: '2023-02-29', value: '2023-02-29', inside: false },
 ];
 
-export const DATE_TIME_BOUNDS: readonly Bound[] = [
+const DATE_TIME_BOUNDS: readonly Bound[] = [
   { label: 'first instant', value: '0001-01-01T00:00:00Z', inside: true },
   { label: 'last instant', value: '9999-12-31T23:59:59.999Z', inside: true },
   { label: 'before year 1 in UTC (+23:59)', value: '0001-01-01T00:00:00+23:59', inside: true },
@@ -55,10 +55,9 @@ const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 const UNBOUNDED_ITEMS = 1_000;
 /** Characters of a string without `maxLength`. */
 const UNBOUNDED_LENGTH = 10_000;
-/** Base64 characters of a file field without `maxLength` (16 MiB of file). */
-const UNBOUNDED_FILE_BASE64 = Math.ceil((16 * 1024 * 1024) / 3) * 4;
 
-export function typesOf(schema: JsonSchema): string[] {
+
+function typesOf(schema: JsonSchema): string[] {
   const type = schema['type'];
   return Array.isArray(type) ? type.filter((t): t is string => typeof t === 'string') : typeof type === 'string' ? [type] : [];
 }
@@ -370,7 +369,7 @@ export function slotBounds(schema: JsonSchema, context: SchemaContext, field: st
  * An object's boundaries: its typical form with one property at each of its boundaries (nested
  * objects and arrays included), every property at its largest, only the required ones, `{}`.
  */
-export function objectBounds(schema: JsonSchema, context: SchemaContext): Bound[] {
+function objectBounds(schema: JsonSchema, context: SchemaContext): Bound[] {
   const base = typicalObject(schema, context);
   const out: Bound[] = [
     { label: 'every property at its largest', value: maximalValue(schema, context, undefined), inside: true },

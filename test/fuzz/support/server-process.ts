@@ -22,12 +22,9 @@ export class ServerUnresponsive extends Error {}
 
 export interface FuzzServer {
   readonly ready: FuzzServerReady;
-  readonly pid: number;
   /** Closes the current measurement window (its stats) and opens the next. */
   mark(timeoutMs: number): Promise<WindowStats>;
   sample(timeoutMs: number): Promise<ServerMemory>;
-  /** Whether the process is still running. */
-  alive(): boolean;
   close(): Promise<void>;
   /** SIGKILL, then removes the leftovers. */
   kill(): Promise<void>;
@@ -111,7 +108,6 @@ export async function startFuzzServer(env: NodeJS.ProcessEnv = process.env): Pro
 
   return {
     ready,
-    pid: child.pid ?? 0,
     async mark(timeoutMs) {
       const reply = await request('mark', timeoutMs);
       if (reply.type !== 'mark') throw new Error(`unexpected reply ${reply.type}`);
@@ -122,7 +118,6 @@ export async function startFuzzServer(env: NodeJS.ProcessEnv = process.env): Pro
       if (reply.type !== 'sample') throw new Error(`unexpected reply ${reply.type}`);
       return reply.memory;
     },
-    alive: () => !exited,
     async close() {
       if (exited) return;
       try {

@@ -46,6 +46,11 @@ export function resourceOfPathParameter(path: string, parameter: string): string
   return before === undefined || before.startsWith('{') ? undefined : normalizeResource(before);
 }
 
+/** The resource an operation's records belong to: its path's (`/v1/accounts/{id}/statements` → accounts). */
+export function ownResource(path: string): string | undefined {
+  return resourceOfPathParameter(path, 'id') ?? normalizeResource(path.split('/')[2] ?? '');
+}
+
 async function readRows(url: string, token: string, workspace: string, path: string): Promise<Record<string, unknown>[]> {
   const response = await fetch(`${url}${path}?limit=${PAGE}`, { headers: { authorization: `Bearer ${token}`, 'x-workspace-id': workspace } });
   if (response.status !== 200) return [];
