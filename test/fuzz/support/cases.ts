@@ -353,6 +353,12 @@ function operationSlots(operation: OperationDefinition, tool: ToolDefinition | n
     if (parameter.in === 'path' && parameter.schema['format'] === 'uuid') {
       const real = context.ids(parameter.name, container).slice(2, PATH_IDS);
       bounds.push(...real.map((id, i) => ({ label: `real id #${i + 3}`, value: id, inside: true })));
+      // Read when sent: the records earlier calls of the run created (a delete's likeliest targets).
+      let turn = 0;
+      bounds.push(
+        { label: 'newest real id', value: Lazy.fresh(() => context.ids(parameter.name, container).at(-1)), inside: true },
+        { label: 'next real id', value: Lazy.fresh(() => { const ids = context.ids(parameter.name, container); return ids[turn++ % ids.length]; }), inside: true },
+      );
     }
     if (!parameter.required) bounds.push({ label: 'left out', value: OMIT, inside: true });
     slots.push({ key: `${parameter.in}:${parameter.name}`, schema: parameter.schema, bounds });
