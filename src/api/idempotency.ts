@@ -31,9 +31,17 @@ export interface IdempotencyScope {
 }
 
 /** JSON with sorted keys, so `{a,b}` and `{b,a}` are the same request. */
+/**
+ * Strings longer than this stand in the canonical form by their own digest (a 10 MB file's base64
+ * would otherwise be copied three times over — quoted, joined, encoded — for one hash).
+ */
+const DIGESTED_STRING_LENGTH = 4096;
+
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value instanceof Uint8Array) return JSON.stringify(createHash('sha256').update(value).digest('hex'));
+  // `#` starts no JSON value, so a digested string shares its canonical form with nothing else.
+  if (typeof value === 'string' && value.length > DIGESTED_STRING_LENGTH) return `#${createHash('sha256').update(value).digest('hex')}`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { hashRequest } from '../../src/api/idempotency.js';
 import type { OperationInput } from '../../src/api/context.js';
@@ -23,5 +24,17 @@ describe('hashRequest()', () => {
     const a = hashRequest('attachments.upload', { ...base, upload: { bytes: new Uint8Array([1, 2]) } });
     const b = hashRequest('attachments.upload', { ...base, upload: { bytes: new Uint8Array([1, 3]) } });
     expect(a).not.to.equal(b);
+  });
+
+  // A long string (a file's base64) is hashed by its own digest, not copied into the canonical form.
+  it('tells long strings apart by their content, and from any short value', () => {
+    const file = (last: string) => ({ ...base, body: { content_base64: `${'A'.repeat(10_000)}${last}` } });
+    expect(hashRequest('attachments.upload', file('A'))).to.equal(hashRequest('attachments.upload', file('A')));
+    expect(hashRequest('attachments.upload', file('A'))).not.to.equal(hashRequest('attachments.upload', file('B')));
+    const long = 'x'.repeat(5_000);
+    const digest = createHash('sha256').update(long).digest('hex');
+    for (const short of [digest, `#${digest}`, { sha256: digest }]) {
+      expect(hashRequest('taxes.create', { ...base, body: { v: long } })).not.to.equal(hashRequest('taxes.create', { ...base, body: { v: short } }));
+    }
   });
 });
