@@ -130,4 +130,26 @@ describe(`M2: reconciliation needs the permissions of the titles it shows and se
     expect(refused.body.error.details).to.deep.include({ required: ['finance.payables.write', 'finance.money.write'], resource: 'payables' });
     expect(await statusOf(s.payableId)).to.equal('pending');
   });
+
+  // Review of issue 25: a reconciliation item of a kind the caller may not read is refused before
+  // it is looked up, so the answer never tells whether it exists, its amount or its status.
+  it('without transactions.view, naming a transaction is refused before it is read: existing or not, the same answer, no amount', async () => {
+    const s = await scenario();
+    const transaction = await ok('POST', '/v1/transactions', {
+      type: 'debit', amount: '43.21', description: 'Movimento sigiloso', occurred_at: new Date().toISOString().slice(0, 10), financial_account_id: s.accountId,
+    });
+    await setBrunoPermissions(WITH_TITLES.filter((p) => p !== 'transactions.view'));
+    const token = await api.token('bruno', 'finance.all.write');
+    const answers = [];
+    for (const id of [transaction.id, randomUUID()]) {
+      const res = await api.call('POST', '/v1/reconciliations', { workspace: M, token, body: { statement_line_ids: [s.lineId], items: [{ type: 'transaction', id }] } });
+      expect(res.status, JSON.stringify(res.body)).to.equal(403);
+      expect(res.body.error).to.deep.include({ code: 'insufficient_permission', details: { resource: 'transactions' } });
+      expect(JSON.stringify(res.body)).to.not.include('43,21').and.not.include('43.21');
+      answers.push(res.body);
+    }
+    expect(answers[0]).to.deep.equal(answers[1]);
+    const still = await ok('GET', `/v1/accounts/${s.accountId}/statement-lines?status=unreconciled&limit=100`);
+    expect(still.data.map((l: { id: string }) => l.id)).to.include(s.lineId);
+  });
 });
