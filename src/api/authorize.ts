@@ -11,6 +11,7 @@ import type { WorkspaceHint } from './service.js';
 import type { OperationRef, ResourceAccess } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
 import { findMissingScopes } from '../identity/scopes.js';
+import { resolveShow } from '../identity/resource-access.js';
 
 /** The caller must be an active member of the token's organization. */
 export function assertMembership(caller: Caller): void {
@@ -76,6 +77,16 @@ export function canReach(caller: Caller, op: OperationRef): boolean {
 export function findOmittedKinds(caller: Caller, op: OperationRef): ReadonlySet<string> {
   const omitted = op.shows.filter((access) => !grantsAccessScopes(caller, access) || !holdsPermission(caller, access.permission));
   return new Set(omitted.map((access) => access.kind).sort());
+}
+
+/**
+ * Whether the caller may read records of `kind` (`people`): its `<kind>.view` permission and
+ * `finance.<kind>` scope, as a `shows` entry needs (docs/security.md#resources-touched). Used where
+ * records of other kinds are named outside an operation's result (confirmation sentences).
+ */
+export function mayRead(caller: Caller, kind: string): boolean {
+  const access = resolveShow(kind);
+  return typeof access !== 'string' && grantsAccessScopes(caller, access) && holdsPermission(caller, access.permission);
 }
 
 /**

@@ -6,7 +6,8 @@
 import type { Kysely } from 'kysely';
 import { notFound } from '../api/errors.js';
 import type { Database } from '../store/schema.js';
-import { quoteName, readPathId, type DescribeTarget } from './target.js';
+import { quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
+import { mayRead } from '../api/authorize.js';
 
 const PARENT_TYPES = ['payable', 'receivable', 'transaction'] as const;
 type ParentType = (typeof PARENT_TYPES)[number];
@@ -18,7 +19,9 @@ async function findAttachment(db: Kysely<Database>, workspaceId: string, id: str
   return { name: row.title ?? row.file_name, version: Number(row.version) };
 }
 
-async function nameParent(db: Kysely<Database>, workspaceId: string, type: ParentType, id: string): Promise<string> {
+async function nameParent(request: DescribeRequest, type: ParentType, id: string): Promise<string> {
+  const { db, workspaceId } = request;
+  if (!mayRead(request.caller, `${type}s`)) return `a ${type}`;
   if (type === 'transaction') {
     const row = await db.selectFrom('transactions').select(['description', 'occurred_at'])
       .where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
@@ -29,7 +32,8 @@ async function nameParent(db: Kysely<Database>, workspaceId: string, type: Paren
   return row ? `${type} ${quoteName(row.description)}` : `a ${type}`;
 }
 
-export const describeAttachmentUnlink: DescribeTarget = async ({ db, workspaceId, input }) => {
+export const describeAttachmentUnlink: DescribeTarget = async (request) => {
+  const { db, workspaceId, input } = request;
   const attachment = await findAttachment(db, workspaceId, readPathId(input));
   const parentType = input.path['parent_type'];
   const parentId = input.path['parent_id'] ?? '';
@@ -39,6 +43,6 @@ export const describeAttachmentUnlink: DescribeTarget = async ({ db, workspaceId
     .where('parent_type', '=', parentType as ParentType).where('parent_id', '=', parentId)
     .executeTakeFirst();
   if (!link) throw notFound('Link');
-  const parent = await nameParent(db, workspaceId, parentType as ParentType, parentId);
+  const parent = await nameParent(request, parentType as ParentType, parentId);
   return { version: attachment.version, message: `Unlink attachment ${quoteName(attachment.name)} from ${parent}?` };
 };

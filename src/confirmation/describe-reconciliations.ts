@@ -7,10 +7,12 @@
 import { readBody } from '../api/records.js';
 import { formatBrl } from './brl.js';
 import { quoteName, type DescribeTarget } from './target.js';
+import { mayRead } from '../api/authorize.js';
 
 const NAMED = 5;
 
-export const describeReconciliation: DescribeTarget = async ({ db, workspaceId, input }) => {
+export const describeReconciliation: DescribeTarget = async (request) => {
+  const { db, workspaceId, input } = request;
   const body = readBody(input.body);
   const lineIds = Array.isArray(body['statement_line_ids']) ? body['statement_line_ids'].map(String) : [];
   const items = Array.isArray(body['items']) ? (body['items'] as Record<string, unknown>[]).map((i) => ({ type: String(i['type']), id: String(i['id']) })) : [];
@@ -26,11 +28,13 @@ export const describeReconciliation: DescribeTarget = async ({ db, workspaceId, 
     .where('workspace_id', '=', workspaceId).where('id', 'in', txIds).execute();
   const byId = new Map<string, { description: string | null; amount_cents: number; status?: string }>([...titles, ...moves].map((r) => [r.id, r]));
   const named = items.slice(0, NAMED).map((i) => {
+    // A record of a kind the caller may not read is named by its kind alone (the call itself is refused).
+    if (!mayRead(request.caller, `${i.type}s`)) return `a ${i.type}`;
     const row = byId.get(i.id);
     return row ? `${i.type} ${quoteName(row.description ?? '(no description)')} (${formatBrl(Number(row.amount_cents))})` : `an unknown ${i.type}`;
   });
   const more = items.length > NAMED ? ` and ${items.length - NAMED} more` : '';
-  const settling = titles.filter((t) => t.status === 'pending').length;
+  const settling = titles.filter((t) => t.status === 'pending' && mayRead(request.caller, `${items.find((i) => i.id === t.id)?.type ?? ''}s`)).length;
   const money = [inCents > 0 ? `${formatBrl(inCents)} in` : null, outCents > 0 ? `${formatBrl(outCents)} out` : null].filter(Boolean).join(', ');
   const count = `${lineIds.length} statement line${lineIds.length === 1 ? '' : 's'}`;
   const settles = settling > 0 ? `, settling ${settling} open title${settling === 1 ? '' : 's'}` : '';

@@ -6,9 +6,10 @@
 import { notFound } from '../api/errors.js';
 import { isUuid } from '../api/records.js';
 import { formatBrl } from './brl.js';
-import { quoteName, readPathId, type DescribeTarget } from './target.js';
+import { nameIfReadable, quoteName, readPathId, type DescribeTarget } from './target.js';
 
-export const describeTransactionDelete: DescribeTarget = async ({ db, workspaceId, input }) => {
+export const describeTransactionDelete: DescribeTarget = async (request) => {
+  const { db, workspaceId, input } = request;
   const id = readPathId(input);
   if (!isUuid(id)) throw notFound('Transaction');
   const row = await db.selectFrom('transactions as t')
@@ -19,8 +20,10 @@ export const describeTransactionDelete: DescribeTarget = async ({ db, workspaceI
     .executeTakeFirst();
   if (!row) throw notFound('Transaction');
   const what = row.description ? ` ${quoteName(row.description)}` : '';
-  const party = row.person_name ? ` with ${quoteName(row.person_name)}` : '';
-  const account = row.account_name ? ` on account ${quoteName(row.account_name)}` : '';
+  const person = nameIfReadable(request, 'people', row.person_name);
+  const party = person === null ? '' : ` with ${person}`;
+  const accountName = nameIfReadable(request, 'accounts', row.account_name);
+  const account = accountName === null ? '' : ` on account ${accountName}`;
   return {
     version: Number(row.version),
     message: `Delete ${row.type} transaction${what} of ${formatBrl(Number(row.amount_cents))}${party}${account} dated ${row.occurred_at}?`,

@@ -8,7 +8,7 @@ import { parseMoneyInputAllowZero } from '../api/money.js';
 import { isUuid, readBody } from '../api/records.js';
 import { describeTitleForConfirmation, type TitleConfirmationSummary } from '../api/rules/titles.js';
 import { formatBrl } from './brl.js';
-import { quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
+import { nameIfReadable, quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
 import type { TITLE_DESCRIBER_ACTIONS } from '../runtime/describers.js';
 
 type TitleKind = 'payable' | 'receivable';
@@ -28,15 +28,17 @@ async function readAccountName(request: DescribeRequest, id: unknown): Promise<s
 }
 
 /** `payable "X" of R$ 1,00 to "Vendor"` / `receivable "X" of R$ 1,00 from "Customer"`. */
-function describeTitle(kind: TitleKind, title: TitleConfirmationSummary, cents: number): string {
-  const party = title.counterparty === null ? '' : ` ${kind === 'payable' ? 'to' : 'from'} ${quoteName(title.counterparty)}`;
+function describeTitle(request: DescribeRequest, kind: TitleKind, title: TitleConfirmationSummary, cents: number): string {
+  const counterparty = nameIfReadable(request, 'people', title.counterparty);
+  const party = counterparty === null ? '' : ` ${kind === 'payable' ? 'to' : 'from'} ${counterparty}`;
   return `${kind} ${quoteName(title.description)} of ${formatBrl(cents)}${party}`;
 }
 
-function describeAccount(kind: TitleKind, action: TitleAction, accountName: string | null): string {
+function describeAccount(request: DescribeRequest, kind: TitleKind, action: TitleAction, accountName: string | null): string {
   if (accountName === null) return action === 'settle' ? ' with no account set' : '';
   const preposition = action === 'settle' ? (kind === 'payable' ? 'from' : 'into') : 'on';
-  return ` ${preposition} account ${quoteName(accountName)}`;
+  const named = nameIfReadable(request, 'accounts', accountName);
+  return named === null ? ` ${preposition} an account` : ` ${preposition} account ${named}`;
 }
 
 /** Settle shows what will move: amount + interest − discount, on the account the call names (else the title's). */
@@ -56,7 +58,7 @@ export function buildTitleDescriber(kind: TitleKind, action: TitleAction): Descr
       : { cents: title.amountCents, accountName: title.accountName };
     return {
       version: title.version,
-      message: `${VERBS[action]} ${describeTitle(kind, title, cents)}${describeAccount(kind, action, accountName)}?`,
+      message: `${VERBS[action]} ${describeTitle(request, kind, title, cents)}${describeAccount(request, kind, action, accountName)}?`,
     };
   };
 }

@@ -7,14 +7,16 @@ import { parseMoneyInput } from '../api/money.js';
 import { readBody } from '../api/records.js';
 import { requireAccountReference } from '../api/rules/references.js';
 import { formatBrl } from './brl.js';
-import { quoteName, type DescribeTarget } from './target.js';
+import { nameIfReadable, type DescribeTarget } from './target.js';
 
-export const describeTransfer: DescribeTarget = async ({ db, workspaceId, input }) => {
+export const describeTransfer: DescribeTarget = async (request) => {
+  const { db, workspaceId, input } = request;
   const body = readBody(input.body);
   const cents = parseMoneyInput(body['amount'], 'amount');
   // The reference check needs the database and the workspace only (no caller is involved).
   const scope = { db, workspaceId };
   const from = await requireAccountReference(scope, body['from_account_id'], 'from_account_id');
   const to = await requireAccountReference(scope, body['to_account_id'], 'to_account_id');
-  return { version: null, message: `Transfer ${formatBrl(cents)} from account ${quoteName(from.name)} to account ${quoteName(to.name)}?` };
+  const account = (name: string) => { const named = nameIfReadable(request, 'accounts', name); return named === null ? 'an account' : `account ${named}`; };
+  return { version: null, message: `Transfer ${formatBrl(cents)} from ${account(from.name)} to ${account(to.name)}?` };
 };

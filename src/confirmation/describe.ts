@@ -20,6 +20,7 @@ import type { DescribeTarget } from './target.js';
 import { renderConfirmTemplate } from './template.js';
 import { describerServes, isDescriberName, type DescriberName } from '../runtime/describers.js';
 import { createDeadline } from '../runtime/deadline.js';
+import { findOmittedKinds } from '../api/authorize.js';
 
 /** The target read's deadline: REQUEST_DEADLINE_MS's default. */
 const TARGET_READ_DEADLINE_MS = 10_000;
@@ -43,20 +44,25 @@ const NAMED_DESCRIBERS: Readonly<Record<DescriberName, (operation: OperationRef)
 };
 
 /** Reads the target with the handler of its GET operation (the API's own read: NOT_FOUND alike) and renders the template. */
-function buildTemplateDescriber(operationId: string, template: string, read: OperationHandler | undefined): DescribeTarget {
+function buildTemplateDescriber(operationId: string, template: string, read: OperationHandler | undefined, target: OperationRef | undefined): DescribeTarget {
   const segments = parseConfirmTemplate(template);
-  if (typeof segments === 'string' || read === undefined) throw new Error(`the confirmation of ${operationId} cannot be built`);
+  if (typeof segments === 'string' || read === undefined || target === undefined) throw new Error(`the confirmation of ${operationId} cannot be built`);
   return async ({ db, workspaceId, input, caller, now }) => {
     // One read by id: the default deadline stands for the request's, which the confirmation step does not see.
     const deadline = createDeadline({ now: () => now().getTime() }, TARGET_READ_DEADLINE_MS);
-    const output = await read({ caller, workspaceId, db, now, deadline, bounds: null }, { path: input.path, query: {} });
+    // As the target's GET would answer the caller: records of kinds they may not read left out (docs/security.md#resources-touched).
+    const omitted = findOmittedKinds(caller, target);
+    const output = await read({ caller, workspaceId, db, now, deadline, bounds: null, omitted }, { path: input.path, query: {} });
     const version = (output.body as { version?: unknown } | undefined)?.version;
     return { version: typeof version === 'number' ? version : null, message: renderConfirmTemplate(segments, output.body) };
   };
 }
 
 function buildDescriber(operation: OperationRef, spec: ConfirmationSpec): DescribeTarget {
-  if ('template' in spec) return buildTemplateDescriber(operation.operationId, spec.template, handlers[spec.target as keyof typeof handlers]);
+  if ('template' in spec) {
+    const target = routes.find((route) => route.operation.operationId === spec.target)?.operation;
+    return buildTemplateDescriber(operation.operationId, spec.template, handlers[spec.target as keyof typeof handlers], target);
+  }
   const named = isDescriberName(spec.describer) ? NAMED_DESCRIBERS[spec.describer] : undefined;
   if (named === undefined) throw new Error(`x-kobana-confirm of ${operation.operationId} names an unknown describer: ${spec.describer}`);
   return named(operation);

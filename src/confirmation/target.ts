@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Caller, OperationInput } from '../api/context.js';
 import { sanitizeDisplayText } from '../api/display-text.js';
+import { mayRead } from '../api/authorize.js';
 import type { Database } from '../store/schema.js';
 
 export interface ConfirmationTarget {
@@ -38,6 +39,16 @@ export function quoteName(value: string): string {
   const flat = sanitizeDisplayText(value).replace(/"/g, "'").replace(/\s+/g, ' ').trim();
   const cut = flat.length > MAX_NAME_LENGTH ? `${flat.slice(0, MAX_NAME_LENGTH - 1)}…` : flat;
   return `"${cut}"`;
+}
+
+/**
+ * `quoteName(value)` when the caller may read records of `kind`, else null: a sentence names the
+ * record it acts on, never a record of another kind the caller may not read (its counterparty,
+ * account, parent or the items it links; docs/security.md#resources-touched).
+ */
+export function nameIfReadable(request: DescribeRequest, kind: string, value: string | null | undefined): string | null {
+  if (value === null || value === undefined || !mayRead(request.caller, kind)) return null;
+  return quoteName(value);
 }
 
 export function readPathId(input: OperationInput, name = 'id'): string {
