@@ -292,7 +292,8 @@ export function createConfirmation(deps: ConfirmationDeps): DestructiveCallConfi
     const answered = await approvals.findAnswered(bound.binding);
     if (answered === undefined) return undefined;
     if (answered.decision === 'denied') {
-      await approvals.markUsed(answered.id);
+      // The person's last word: no earlier approval of this call may run it after the denial.
+      await approvals.markAllUsed(bound.binding);
       count('declined');
       throw new ApiError('USER_DECLINED', 'The person denied this action on its approval page; nothing was changed. Do not retry it unless the person asks again.');
     }

@@ -64,6 +64,11 @@ export interface ApprovalLinks {
    * changed since it was asked.
    */
   markUsed(id: string, executor?: Kysely<Database>): Promise<void>;
+  /**
+   * Marks every link of this call used: a delivered denial is the person's last word on the call,
+   * so an approval they gave an earlier link of it can no longer run it.
+   */
+  markAllUsed(binding: ApprovalBinding): Promise<void>;
 }
 
 function bindingKey(b: ApprovalBinding): string {
@@ -122,6 +127,10 @@ export function createApprovalLinks(db: Kysely<Database>, publicUrl: string, now
     async markUsed(id, executor = db) {
       await executor.updateTable('oauth_records').set({ consumed_at: nowIso() })
         .where('model', '=', APPROVAL_MODEL).where('id', '=', id).execute();
+    },
+    async markAllUsed(binding) {
+      await db.updateTable('oauth_records').set({ consumed_at: nowIso() })
+        .where('model', '=', APPROVAL_MODEL).where('uid', '=', bindingKey(binding)).where('consumed_at', 'is', null).execute();
     },
   };
 }

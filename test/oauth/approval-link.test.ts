@@ -163,4 +163,28 @@ describe('approval links for clients that cannot confirm (SDK v1, 2025-06-18)', 
     expect((await askForLink(target)).href).to.not.equal(link.href);
     expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
   });
+
+  // Review of issue 25: a denial is the person's last word on the call; an approval they gave an
+  // earlier link of the same call does not run it on the try after the USER_DECLINED.
+  it('approve an earlier link, then deny a later one: the call is declined, and the earlier approval never runs it', async () => {
+    const target = await pickPendingPayable(app.services.db, used);
+    const first = await askForLink(target);
+    const second = await askForLink(target);
+    expect(second.href).to.not.equal(first.href);
+    expect((await approveAs(first, 'ana@demo.test')).text).to.include('Approved');
+    const html = await (await fetch(second)).text();
+    const csrf = (/name="csrf" value="([^"]+)"/.exec(html) as RegExpExecArray)[1] as string;
+    const denied = await fetch(second, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.url },
+      body: new URLSearchParams({ csrf, decision: 'deny' }).toString(),
+    });
+    expect(await denied.text()).to.include('Denied');
+    const refused = await cancel(target);
+    expect((refused.body as ToolError).error.code).to.equal('USER_DECLINED');
+    const next = await cancel(target);
+    expect(next.ok).to.equal(false);
+    expect((next.body as ToolError).error.code).to.equal('confirmation_required');
+    expect(await readPayableStatus(app.services.db, target)).to.equal('pending');
+  });
 });
