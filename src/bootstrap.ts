@@ -68,7 +68,7 @@ function assemble(
 ): Services {
   const operations = createOperationService({
     db: store.db, routes, handlers, budget: limits.budget, now: () => clockDate(clock),
-    requestDeadlineMs: config.requestDeadlineMs, dialect: store.dialect,
+    requestDeadlineMs: config.requestDeadlineMs, dialect: store.dialect, statementTimeoutMs: config.databaseStatementTimeoutMs,
   });
   return {
     config,

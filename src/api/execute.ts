@@ -49,6 +49,11 @@ export interface OperationServiceDeps {
   readonly requestDeadlineMs?: number;
   /** On PostgreSQL a write's transaction gets what is left of the deadline as its `statement_timeout`. */
   readonly dialect?: 'sqlite' | 'postgres';
+  /**
+   * PostgreSQL: the sessions' `statement_timeout` (DATABASE_STATEMENT_TIMEOUT_MS), which a write's own
+   * never exceeds: the client stops waiting shortly after it (src/store/db.ts). Reads keep it.
+   */
+  readonly statementTimeoutMs?: number;
 }
 
 const DEFAULT_DEADLINE_MS = 10_000;
@@ -135,7 +140,8 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
       return await deps.db.transaction().execute(async (trx) => {
         // PostgreSQL can cancel a statement: none of this transaction's outlives the request's deadline.
         if (deps.dialect === 'postgres') {
-          await sql`select set_config('statement_timeout', ${String(Math.max(1, deadline.remainingMs()))}, true)`.execute(trx);
+          const timeout = Math.min(deadline.remainingMs(), deps.statementTimeoutMs ?? Number.POSITIVE_INFINITY);
+          await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.floor(timeout)))}, true)`.execute(trx);
         }
         // The confirmation is burnt with the write or not at all (docs/security.md#confirmation).
         await proof?.consumeInTransaction(trx, prepared);
