@@ -36,7 +36,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Cancel Payable",
   "description": "Cancels a pending payable (kept, with `status: cancelled`).",

@@ -34,7 +34,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Create Payable",
   "description": "Creates a pending payable.",

@@ -26,7 +26,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Get Payable",
   "description": "Returns one payable with its settlement fields and `attachments_count`.",

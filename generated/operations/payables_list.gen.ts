@@ -26,7 +26,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "List Payables",
   "description": "Lists payables (what the company owes). This week: `status` pending, `due_date` gte/lte; late: `overdue`.",

@@ -39,7 +39,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Reopen Payable",
   "description": "Undoes a settlement: deletes its transaction; the payable is `pending` again. Moves money back.",

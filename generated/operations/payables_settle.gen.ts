@@ -39,7 +39,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Settle (Pay) Payable",
   "description": "Pays a pending payable: debits amount + interest − discount from the account. Moves money. Undo: `finance_payables_reopen`.",

@@ -34,7 +34,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Update Payable",
   "description": "Changes the given fields of a pending payable (reopen a paid one first); to pay: `finance_payables_settle`.",

@@ -36,7 +36,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Cancel Receivable",
   "description": "Cancels a pending receivable (kept, with `status: cancelled`).",

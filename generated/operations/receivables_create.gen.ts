@@ -34,7 +34,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Create Receivable",
   "description": "Creates a pending receivable.",

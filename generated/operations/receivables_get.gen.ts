@@ -26,7 +26,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Get Receivable",
   "description": "Returns one receivable with its settlement fields and `attachments_count`.",

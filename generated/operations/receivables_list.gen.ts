@@ -26,7 +26,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "List Receivables",
   "description": "Lists receivables (what customers owe). This week: `status` pending, `due_date` gte/lte; late: `overdue`.",

@@ -39,7 +39,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Reopen Receivable",
   "description": "Undoes a settlement: deletes its transaction; the receivable is `pending` again. Moves money back.",

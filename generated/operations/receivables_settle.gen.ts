@@ -39,7 +39,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Settle (Receive) Receivable",
   "description": "Receives a pending receivable: credits amount + interest − discount to the account. Moves money. Undo: `finance_receivables_reopen`.",

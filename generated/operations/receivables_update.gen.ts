@@ -34,7 +34,9 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "sums": []
+    "sums": [
+      "attachments"
+    ]
   },
   "title": "Update Receivable",
   "description": "Changes the given fields of a pending receivable (reopen a received one first); to receive: `finance_receivables_settle`.",

@@ -26,17 +26,33 @@ function grantsAccessScopes(caller: Caller, access: ResourceAccess): boolean {
 }
 
 /**
+ * The resources a caller must reach for the call to run at all (docs/security.md#resources-touched):
+ * those it changes, and — for a write — those it shows too. A write's request names the records it
+ * shows (a reconciliation's items): leaving them out of its answer would not be enough, since
+ * resolving them, its errors and its success would still tell whether they exist and what they hold.
+ * A read leaves records of a kind the caller may not read out instead (findOmittedKinds).
+ */
+function requiredAccess(op: OperationRef): readonly ResourceAccess[] {
+  return op.method === 'GET' ? op.changes : [...op.changes, ...op.shows];
+}
+
+/** What a required resource is to the operation, for the refusal's message. */
+function describeAccess(op: OperationRef, access: ResourceAccess): string {
+  return op.changes.includes(access) ? `change the ${access.kind} this operation changes` : `read the ${access.kind} this operation's request names`;
+}
+
+/**
  * Every scope of the operation's security requirement must be granted by the token, and every
- * scope of each resource it changes (`OperationRef.changes`, docs/security.md#resources-touched).
+ * scope of each resource it requires (requiredAccess, docs/security.md#resources-touched).
  */
 export function assertScope(caller: Caller, op: OperationRef): void {
   const granted = [...caller.scopes].sort();
   if (findMissingScopes(caller.scopes, op.scopes).length > 0) {
     throw new ApiError('insufficient_scope', 'The token scope does not reach this operation.', { required: [...op.scopes], granted });
   }
-  const change = op.changes.find((access) => !grantsAccessScopes(caller, access));
+  const change = requiredAccess(op).find((access) => !grantsAccessScopes(caller, access));
   if (change === undefined) return;
-  throw new ApiError('insufficient_scope', `The token scope does not reach the ${change.kind} this operation changes.`, {
+  throw new ApiError('insufficient_scope', `The token scope does not reach what it needs to ${describeAccess(op, change)}.`, {
     required: [...change.scopes], granted, resource: change.kind,
   });
 }
@@ -48,26 +64,26 @@ export function holdsPermission(caller: Caller, permission: string): boolean {
   return membership.isAdmin || permission === '' || membership.permissions.has(permission);
 }
 
-/** The person must hold the operation's panel permission (`x-kobana-permission`) and that of each resource it changes. */
+/** The person must hold the operation's panel permission (`x-kobana-permission`) and that of each resource it requires (requiredAccess). */
 export function assertPermission(caller: Caller, op: OperationRef): void {
   if (!holdsPermission(caller, op.permission)) {
     throw new ApiError('insufficient_permission', 'The person lacks the permission this operation needs; an organization admin must grant it.', {
       permission: op.permission,
     });
   }
-  const change = op.changes.find((access) => !holdsPermission(caller, access.permission));
+  const change = requiredAccess(op).find((access) => !holdsPermission(caller, access.permission));
   if (change === undefined) return;
-  throw new ApiError('insufficient_permission', `The person lacks the permission to change the ${change.kind} this operation changes; an organization admin must grant it.`, {
+  throw new ApiError('insufficient_permission', `The person lacks the permission to ${describeAccess(op, change)}; an organization admin must grant it.`, {
     permission: change.permission, resource: change.kind,
   });
 }
 
-/** Membership, scope and permission (the operation's and its changes') without touching the database (filters `tools/list`). */
+/** Membership, scope and permission (the operation's and its required resources') without touching the database (filters `tools/list`). */
 export function canReach(caller: Caller, op: OperationRef): boolean {
   const membership = caller.membership;
   if (membership === null || membership.status !== 'active') return false;
   if (findMissingScopes(caller.scopes, op.scopes).length > 0 || !holdsPermission(caller, op.permission)) return false;
-  return op.changes.every((access) => grantsAccessScopes(caller, access) && holdsPermission(caller, access.permission));
+  return requiredAccess(op).every((access) => grantsAccessScopes(caller, access) && holdsPermission(caller, access.permission));
 }
 
 /**

@@ -6,20 +6,10 @@
  * (so the answer never says whether such records exist).
  */
 import type { OperationContext, OperationOutput } from './context.js';
-import { ApiError } from './errors.js';
 
 /** Whether records of `kind` (`payables`) may appear in this call's result. */
 export function shows(ctx: OperationContext, kind: string): boolean {
   return ctx.omitted?.has(kind) !== true;
-}
-
-/**
- * Refuses a request that names a record of a kind the caller may not read (a reconciliation item):
- * resolving it would tell whether it exists, its amount or its status. Checked before any read.
- */
-export function assertShown(ctx: OperationContext, kind: string): void {
-  if (shows(ctx, kind)) return;
-  throw new ApiError('insufficient_permission', `The person may not read ${kind}, so this call cannot name one; an organization admin must grant it. Nothing was changed.`, { resource: kind });
 }
 
 /** The kind of a record type named in the singular (`payable` → `payables`), as items and suggestions name them. */

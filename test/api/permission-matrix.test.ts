@@ -71,15 +71,20 @@ type Expected =
 const reaches = (caller: Caller, access: { permission: string; scopes: readonly string[] }) =>
   caller.membership?.permissions.has(access.permission) === true && access.scopes.every((s) => grantsScope(caller.scopes, s));
 
-/** What the declaration promises for this caller: the first refusal in check order (scope, then permission), else the kinds left out. */
+/**
+ * What the declaration promises for this caller: the first refusal in check order (scope, then
+ * permission), else the kinds left out. A write requires what it shows as well as what it changes
+ * (its request names those records: docs/security.md#resources-touched); a read leaves them out.
+ */
 function expectFor(op: OperationRef, caller: Caller): Expected {
   const scopeGap = (a: { scopes: readonly string[] }) => a.scopes.some((s) => !grantsScope(caller.scopes, s));
   const permissionGap = (a: { permission: string }) => caller.membership?.permissions.has(a.permission) !== true;
+  const required = op.method === 'GET' ? op.changes : [...op.changes, ...op.shows];
   if (scopeGap(op)) return { refused: 'insufficient_scope', resource: null };
-  const scopeChange = op.changes.find(scopeGap);
+  const scopeChange = required.find(scopeGap);
   if (scopeChange) return { refused: 'insufficient_scope', resource: scopeChange.kind };
   if (permissionGap(op)) return { refused: 'insufficient_permission', resource: null };
-  const permissionChange = op.changes.find(permissionGap);
+  const permissionChange = required.find(permissionGap);
   if (permissionChange) return { refused: 'insufficient_permission', resource: permissionChange.kind };
   return { omitted: [...new Set(op.shows.filter((a) => !reaches(caller, a)).map((a) => a.kind))].sort() };
 }

@@ -131,8 +131,9 @@ describe(`M2: reconciliation needs the permissions of the titles it shows and se
     expect(await statusOf(s.payableId)).to.equal('pending');
   });
 
-  // Review of issue 25: a reconciliation item of a kind the caller may not read is refused before
-  // it is looked up, so the answer never tells whether it exists, its amount or its status.
+  // Review of issue 25: a write requires what it shows (its request names those records), so a
+  // reconciliation is refused before any item is looked up when the caller may not read transactions:
+  // the answer never tells whether one exists, its amount or its status.
   it('without transactions.view, naming a transaction is refused before it is read: existing or not, the same answer, no amount', async () => {
     const s = await scenario();
     const transaction = await ok('POST', '/v1/transactions', {
@@ -144,7 +145,7 @@ describe(`M2: reconciliation needs the permissions of the titles it shows and se
     for (const id of [transaction.id, randomUUID()]) {
       const res = await api.call('POST', '/v1/reconciliations', { workspace: M, token, body: { statement_line_ids: [s.lineId], items: [{ type: 'transaction', id }] } });
       expect(res.status, JSON.stringify(res.body)).to.equal(403);
-      expect(res.body.error).to.deep.include({ code: 'insufficient_permission', details: { resource: 'transactions' } });
+      expect(res.body.error).to.deep.include({ code: 'insufficient_permission', details: { permission: 'transactions.view', resource: 'transactions' } });
       expect(JSON.stringify(res.body)).to.not.include('43,21').and.not.include('43.21');
       answers.push(res.body);
     }
