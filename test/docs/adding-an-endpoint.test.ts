@@ -223,7 +223,9 @@ describe('docs/adding-an-endpoint.md, applied to a copy of the repository', func
     // Outside the copy, so the copy's `git status` stays the example's alone.
     const output = `${copy}-mocha-report.json`;
     const mocha = run(copy, 'npx', ['mocha', '--no-config', '--node-option', 'import=tsx', '--require', 'test/helpers/root-hooks.ts', '--extension', 'ts',
-      '--timeout', '60000', '--exit', '--reporter', 'json', '--reporter-option', `output=${output}`, ...files]);
+      '--timeout', '60000', '--exit', '--reporter', 'json', '--reporter-option', `output=${output}`, ...files],
+    // The boundary fuzzer runs on the new operations only (the rest of the registry is main's, fuzzed by main's own run).
+    { FUZZ_ONLY: `^(${examples.map((e) => e.operationId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$` });
     expect(fs.existsSync(output), `mocha in the copy wrote no report: ${mocha.stderr.slice(-2000)}`).to.equal(true);
     const report = JSON.parse(fs.readFileSync(output, 'utf8')) as MochaReport;
     expect(report.failures.map((f) => `${f.fullTitle}: ${f.err.message}`), 'failures in the copy').to.deep.equal([]);
@@ -246,6 +248,9 @@ describe('docs/adding-an-endpoint.md, applied to a copy of the repository', func
     }
     expect(covering('', 'generated/registry.gen.ts'), 'registry invariants').to.have.length.greaterThanOrEqual(10);
     expect(covering('', 'tool surface token budget'), 'the token budget').to.have.length.greaterThanOrEqual(5);
+    // The new operations' inputs are bounded, and the boundary fuzzer ran on them within its criteria.
+    expect(covering('', 'the contract bounds every input'), 'bounded inputs').to.have.length.greaterThanOrEqual(1);
+    expect(covering('answers every boundary case', 'boundary fuzzer'), 'the boundary fuzzer').to.have.length(1);
     // The permission matrix refuses the write-off to a caller missing what its x-kobana-touches declares.
     expect(titles.filter((title) => title.startsWith('permission matrix') && title.includes(`${byShape.write().operationId}: `)), 'permission matrix of the write-off')
       .to.have.length.greaterThanOrEqual(1);

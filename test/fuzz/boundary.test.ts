@@ -14,6 +14,7 @@
  */
 import fs from 'node:fs/promises';
 import { expect } from 'chai';
+import { operations } from '../../generated/registry.gen.js';
 import { formatReport, runBoundaryFuzzer } from './support/run.js';
 
 function readInteger(name: string, fallback: number): number {
@@ -37,6 +38,11 @@ describe('boundary fuzzer (every operation, REST and MCP)', function () {
       log: process.env['FUZZ_PROGRESS'] === '1' ? (line) => process.stdout.write(`${line}\n`) : undefined,
     });
     process.stdout.write(`${formatReport(report)}\n`);
+    // Every operation of the registry (or every one FUZZ_ONLY names) was fuzzed: a new one the moment it exists.
+    const only = process.env['FUZZ_ONLY'] ? new RegExp(process.env['FUZZ_ONLY']) : null;
+    const expected = operations.map((definition) => definition.operation.operationId).filter((id) => only === null || only.test(id)).sort();
+    expect(expected.length, 'operations to fuzz').to.be.greaterThan(0);
+    expect(report.operations.map((op) => op.operationId).sort(), 'operations fuzzed').to.deep.equal(expected);
     if (process.env['FUZZ_REPORT']) await fs.writeFile(process.env['FUZZ_REPORT'], `${JSON.stringify(report, null, 1)}\n`);
     expect(report.violations, `${report.violations.length} violation(s) of the fuzzer's criteria:\n  ${report.violations.join('\n  ')}\n`).to.deep.equal([]);
   });
