@@ -27,13 +27,14 @@ function grantsAccessScopes(caller: Caller, access: ResourceAccess): boolean {
 
 /**
  * The resources a caller must reach for the call to run at all (docs/security.md#resources-touched):
- * those it changes, and — for a write — those it shows too. A write's request names the records it
- * shows (a reconciliation's items): leaving them out of its answer would not be enough, since
- * resolving them, its errors and its success would still tell whether they exist and what they hold.
- * A read leaves records of a kind the caller may not read out instead (findOmittedKinds).
+ * those it changes, and — for an operation that changes something — those it shows too. Its request
+ * names the records it shows (a reconciliation's items): leaving them out of its answer would not be
+ * enough, since resolving them, its errors and its success would still tell whether they exist and
+ * what they hold. An operation that changes nothing (a read, a rule's preview) leaves records of a
+ * kind the caller may not read out instead (findOmittedKinds).
  */
 function requiredAccess(op: OperationRef): readonly ResourceAccess[] {
-  return op.method === 'GET' ? op.changes : [...op.changes, ...op.shows];
+  return op.changes.length === 0 ? op.changes : [...op.changes, ...op.shows];
 }
 
 /** What a required resource is to the operation, for the refusal's message. */

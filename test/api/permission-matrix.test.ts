@@ -73,13 +73,14 @@ const reaches = (caller: Caller, access: { permission: string; scopes: readonly 
 
 /**
  * What the declaration promises for this caller: the first refusal in check order (scope, then
- * permission), else the kinds left out. A write requires what it shows as well as what it changes
- * (its request names those records: docs/security.md#resources-touched); a read leaves them out.
+ * permission), else the kinds left out. An operation that changes something requires what it shows as well as what it changes
+ * (its request names those records: docs/security.md#resources-touched); an operation that changes
+ * nothing leaves them out.
  */
 function expectFor(op: OperationRef, caller: Caller): Expected {
   const scopeGap = (a: { scopes: readonly string[] }) => a.scopes.some((s) => !grantsScope(caller.scopes, s));
   const permissionGap = (a: { permission: string }) => caller.membership?.permissions.has(a.permission) !== true;
-  const required = op.method === 'GET' ? op.changes : [...op.changes, ...op.shows];
+  const required = op.changes.length === 0 ? op.changes : [...op.changes, ...op.shows];
   if (scopeGap(op)) return { refused: 'insufficient_scope', resource: null };
   const scopeChange = required.find(scopeGap);
   if (scopeChange) return { refused: 'insufficient_scope', resource: scopeChange.kind };

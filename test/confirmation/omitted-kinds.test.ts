@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { DEMO } from '../helpers/index.js';
-import { startRestApp, type RestApp } from '../api/support/rest-app.js';
+import { okCaller, startRestApp, type RestApp } from '../api/support/rest-app.js';
 import { buildSmallOfx } from '../api/support/coverage-requests.js';
 import { loadFixtures, type Fixtures } from '../api/rules/support.js';
 import { describerFor } from '../../src/confirmation/describe.js';
@@ -34,11 +34,7 @@ describe(`confirmation sentences leave out the kinds the person may not read (${
   });
   after(async () => { await api?.close(); });
 
-  async function ok(method: string, path: string, body?: unknown) {
-    const res = await api.call(method, path, { workspace: M, ...(body === undefined ? {} : { body }) });
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).to.be.within(200, 299);
-    return res.body;
-  }
+  const ok = (method: string, path: string, body?: unknown) => okCaller(api, M)(method, path, body);
 
   async function sentence(operationId: string, caller: Caller, path: Record<string, string>, body?: unknown): Promise<string> {
     const describe = describerFor(operationId);

@@ -184,7 +184,8 @@ export const handlers = defineOperations({
         meta: {
           truncated, lines_scanned: lines.length, max_lines_scanned: maxScanned,
           // The walk stopped here: `to` before this day (or a `from`..`to` window) reaches older lines.
-          ...(truncated ? { oldest_scanned: lines.at(-1)?.posted_on ?? null } : {}),
+          // A line's date is a statement line's: only to a caller who may read them.
+          ...(truncated && shows(ctx, 'reconciliations') ? { oldest_scanned: lines.at(-1)?.posted_on ?? null } : {}),
         },
       },
     };

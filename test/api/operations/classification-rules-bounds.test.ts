@@ -64,6 +64,15 @@ describe(`classification rules: bounded preview and capped rules (${process.env.
     expect(res.body.statement_lines[0].posted_on).to.equal(dayOf(MAX_SCANNED + 499));
   });
 
+  // Review of issue 25: the statement lines are records of `reconciliations`; a token that may not
+  // read them gets no line, and no line's date either.
+  it('a token without finance.reconciliations: no statement line and no oldest_scanned, meta.omitted says why', async () => {
+    const res = await api.call('POST', `/v1/classification_rules/${ruleId}/preview`, { workspace: M, token: await api.token('ana', 'finance.rules.write') });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.statement_lines).to.deep.equal([]);
+    expect(res.body.meta).to.deep.equal({ truncated: true, lines_scanned: MAX_SCANNED, max_lines_scanned: MAX_SCANNED, omitted: ['reconciliations'] });
+  });
+
   it('narrowed with from/to: the older lines are reached and the answer is whole', async () => {
     const res = await preview(`?from=${dayOf(0)}&to=${dayOf(99)}`);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);

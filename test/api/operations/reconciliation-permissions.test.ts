@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { DEMO } from '../../helpers/index.js';
-import { startRestApp, type RestApp } from '../support/rest-app.js';
+import { okCaller, startRestApp, type RestApp } from '../support/rest-app.js';
 import { buildSmallOfx } from '../support/coverage-requests.js';
 import { checkLedger } from '../support/ledger.js';
 import { loadFixtures, type Fixtures } from '../rules/support.js';
@@ -29,11 +29,7 @@ describe(`M2: reconciliation needs the permissions of the titles it shows and se
   });
   after(async () => { await api?.close(); });
 
-  async function ok(method: string, path: string, body?: unknown) {
-    const res = await api.call(method, path, { workspace: M, ...(body === undefined ? {} : { body }) });
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).to.be.within(200, 299);
-    return res.body;
-  }
+  const ok = (method: string, path: string, body?: unknown) => okCaller(api, M)(method, path, body);
 
   async function setBrunoPermissions(permissions: readonly string[]): Promise<void> {
     // The identity version the database bumps on this update makes the next call reload the membership.

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { DEMO } from '../../helpers/index.js';
-import { startRestApp, type RestApp } from '../support/rest-app.js';
+import { okCaller, startRestApp, type RestApp } from '../support/rest-app.js';
 import { buildSmallOfx } from '../support/coverage-requests.js';
 import { checkLedger } from '../support/ledger.js';
 import { accept, callTool, expectInputRequired, expectSuccess, expectToolError } from '../../confirmation/support.js';
@@ -27,11 +27,7 @@ describe(`reconciliations (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}
   });
   after(async () => { await api?.close(); });
 
-  async function ok(method: string, path: string, body?: unknown) {
-    const res = await api.call(method, path, { workspace: M, ...(body === undefined ? {} : { body }) });
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).to.be.within(200, 299);
-    return res.body;
-  }
+  const ok = (method: string, path: string, body?: unknown) => okCaller(api, M)(method, path, body);
   const balance = async (accountId: string) => (await ok('GET', `/v1/accounts/${accountId}`)).balance as string;
 
   /** A fresh account with one imported line of `cents` (< 0: debit) and a pending title of the same amount. */

@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import Koa from 'koa';
+import { expect } from 'chai';
 import { startTestApp, type StartTestAppOptions, type TestApp } from '../../helpers/index.js';
 import { routes as generatedRoutes } from '../../../generated/registry.gen.js';
 import { loadSpec } from '../../../codegen/load-spec.js';
@@ -116,5 +117,16 @@ export async function startRestApp(options: StartTestAppOptions = {}): Promise<R
       await own?.close();
       await app.close();
     },
+  };
+}
+
+/** A caller of `api` in `workspace` that expects a 2xx and answers its body (the failing answer in the message). */
+// Response JSON is checked field by field in the tests.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function okCaller(api: RestApp, workspace: string): (method: string, path: string, body?: unknown) => Promise<any> {
+  return async (method, path, body) => {
+    const res = await api.call(method, path, { workspace, ...(body === undefined ? {} : { body }) });
+    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).to.be.within(200, 299);
+    return res.body;
   };
 }
