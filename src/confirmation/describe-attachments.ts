@@ -8,6 +8,7 @@ import { notFound } from '../api/errors.js';
 import type { Database } from '../store/schema.js';
 import { quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
 import { mayRead } from '../api/authorize.js';
+import { kindOfType } from '../api/omitted.js';
 
 const PARENT_TYPES = ['payable', 'receivable', 'transaction'] as const;
 type ParentType = (typeof PARENT_TYPES)[number];
@@ -21,7 +22,7 @@ async function findAttachment(db: Kysely<Database>, workspaceId: string, id: str
 
 async function nameParent(request: DescribeRequest, type: ParentType, id: string): Promise<string> {
   const { db, workspaceId } = request;
-  if (!mayRead(request.caller, `${type}s`)) return `a ${type}`;
+  if (!mayRead(request.caller, kindOfType(type))) return `a ${type}`;
   if (type === 'transaction') {
     const row = await db.selectFrom('transactions').select(['description', 'occurred_at'])
       .where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();

@@ -8,6 +8,7 @@ import { readBody } from '../api/records.js';
 import { formatBrl } from './brl.js';
 import { quoteName, type DescribeTarget } from './target.js';
 import { mayRead } from '../api/authorize.js';
+import { kindOfType } from '../api/omitted.js';
 
 const NAMED = 5;
 
@@ -29,12 +30,13 @@ export const describeReconciliation: DescribeTarget = async (request) => {
   const byId = new Map<string, { description: string | null; amount_cents: number; status?: string }>([...titles, ...moves].map((r) => [r.id, r]));
   const named = items.slice(0, NAMED).map((i) => {
     // A record of a kind the caller may not read is named by its kind alone (the call itself is refused).
-    if (!mayRead(request.caller, `${i.type}s`)) return `a ${i.type}`;
+    if (!mayRead(request.caller, kindOfType(i.type))) return `a ${i.type}`;
     const row = byId.get(i.id);
     return row ? `${i.type} ${quoteName(row.description ?? '(no description)')} (${formatBrl(Number(row.amount_cents))})` : `an unknown ${i.type}`;
   });
   const more = items.length > NAMED ? ` and ${items.length - NAMED} more` : '';
-  const settling = titles.filter((t) => t.status === 'pending' && mayRead(request.caller, `${items.find((i) => i.id === t.id)?.type ?? ''}s`)).length;
+  const typeOf = new Map(items.map((i) => [i.id, i.type]));
+  const settling = titles.filter((t) => t.status === 'pending' && mayRead(request.caller, kindOfType(typeOf.get(t.id) ?? ''))).length;
   const money = [inCents > 0 ? `${formatBrl(inCents)} in` : null, outCents > 0 ? `${formatBrl(outCents)} out` : null].filter(Boolean).join(', ');
   const count = `${lineIds.length} statement line${lineIds.length === 1 ? '' : 's'}`;
   const settles = settling > 0 ? `, settling ${settling} open title${settling === 1 ? '' : 's'}` : '';
