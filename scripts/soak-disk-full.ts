@@ -44,7 +44,6 @@ interface Answer {
   readonly status: number;
   readonly retryAfter: string | null;
   // Read field by field.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly body: any;
 }
 

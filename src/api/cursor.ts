@@ -9,7 +9,7 @@
  */
 import { validationError } from './errors.js';
 import type { ColumnKind } from './list-values.js';
-import { isUuid } from './records.js';
+import { isUuid } from '../runtime/values.js';
 
 export interface CursorPosition {
   readonly sort: string;

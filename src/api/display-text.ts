@@ -9,7 +9,6 @@
  *   sanitizeDisplayText(value: string): string
  */
 
-// eslint-disable-next-line no-control-regex
 const HIDDEN_OR_REORDERING = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
 
 export function sanitizeDisplayText(value: string): string {

@@ -26,7 +26,6 @@ export interface ListColumn {
 
 // Dynamic table/column names cannot be typed by Kysely; the builder is `any`-typed on purpose
 // and every name comes from the resource module's static definition, never from input.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnySelect = SelectQueryBuilder<any, any, any>;
 
 export type CustomFilter = (qb: AnySelect, operator: FilterOperator, value: unknown) => AnySelect;
@@ -169,7 +168,6 @@ export async function listRecords<T extends keyof Database>(
   for (const field of q.fields ?? []) if (field !== 'id' && !spec.fields.includes(field)) throw badRequest('Unknown field in fields.');
 
   // See AnySelect: dynamic names come from static definitions only.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const db = ctx.db as unknown as Kysely<any>;
   const keyExpr = sortExpression(sort.column);
   let qb: AnySelect = db

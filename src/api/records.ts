@@ -16,12 +16,8 @@ import type { AuditColumns, Database } from '../store/schema.js';
 import { isPostgres } from '../store/migrations/column-types.js';
 import type { OperationContext } from './context.js';
 import { ApiError, notFound } from './errors.js';
+import { isUuid } from '../runtime/values.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(text: unknown): text is string {
-  return typeof text === 'string' && UUID.test(text);
-}
 
 export function requireWorkspace(ctx: Pick<OperationContext, 'workspaceId'>): string {
   if (!ctx.workspaceId) throw new Error('This operation needs a resolved workspace');
@@ -45,7 +41,6 @@ export async function findInWorkspace<T extends WorkspaceTable>(
   // A malformed id can never match; answer like any other missing record (never say why).
   if (!isUuid(id)) throw notFound(label);
   // Table names are a closed union; Kysely cannot type a generic table here.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let qb = (ctx.db as unknown as Kysely<any>).selectFrom(table).selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id);
   if (options.excludeDeleted) qb = qb.where('deleted_at', 'is', null);
   for (const [column, value] of Object.entries(options.where ?? {})) qb = qb.where(column, '=', value);
@@ -67,7 +62,6 @@ export async function findInWorkspace<T extends WorkspaceTable>(
 export async function lockRow(
   ctx: Pick<OperationContext, 'db' | 'workspaceId'>, table: WorkspaceTable, id: string, mode: 'update' | 'share',
 ): Promise<void> {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const db = ctx.db as unknown as Kysely<any>;
   if (!isPostgres(db) || !isUuid(id)) return;
   const query = db.selectFrom(table).select('id').where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', id);

@@ -10,7 +10,6 @@
  *   UNSAFE_TEXT_MESSAGE   // the issue message (never echoes the value)
  */
 
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const UNSAFE_TEXT_MESSAGE = 'must not contain NUL characters or invalid Unicode (unpaired surrogates)';

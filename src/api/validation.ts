@@ -19,6 +19,7 @@ import type { JsonSchema, RouteDefinition } from '../runtime/types.js';
 import type { OperationInput } from './context.js';
 import { ApiError, type ValidationIssue } from './errors.js';
 import { isUnsafeText, UNSAFE_TEXT_MESSAGE } from './unsafe-text.js';
+import { isPlainObject } from '../runtime/values.js';
 
 // ajv-formats ships CJS with `module.exports = formatsPlugin` + `.default`; under NodeNext the
 // default import is the module object, so pick whichever is callable.
@@ -138,10 +139,6 @@ export function toIssues(errors: readonly ErrorObject[] | null | undefined, pref
 export function boundedValidationError(issues: readonly ValidationIssue[], message = 'The request is not valid.'): ApiError {
   if (issues.length <= MAX_ISSUES) return new ApiError('VALIDATION_ERROR', message, { issues: [...issues] });
   return new ApiError('VALIDATION_ERROR', message, { issues: issues.slice(0, MAX_ISSUES), truncated: true });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `properties` of a closed object schema (`additionalProperties: false`, no patternProperties), else null. */

@@ -12,7 +12,7 @@ import type { Database } from '../store/schema.js';
 import type { AuthState, Caller, Channel } from '../identity/caller.js';
 import { throttleFailure, type AuthLimits } from '../http/limits.js';
 import { HttpError } from '../http/errors.js';
-import { isUuid } from '../api/records.js';
+import { isUuid } from '../runtime/values.js';
 import type { Audience, Authenticator, Identity } from './types.js';
 import { buildAuthError, type ChallengeUrls, type TokenFailureReason } from './challenge.js';
 import { RevokedTokenError } from './caller.js';

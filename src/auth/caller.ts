@@ -19,7 +19,7 @@ import type { Database } from '../store/schema.js';
 import type { Caller, Channel } from '../identity/caller.js';
 import type { Identity } from './types.js';
 import { ALL_PERMISSIONS } from '../identity/permissions.js';
-import { Lru } from './lru.js';
+import { Lru } from '../runtime/lru.js';
 
 type Membership = NonNullable<Caller['membership']>;
 

@@ -16,7 +16,7 @@ import type { Audience, Authenticator, Identity } from './types.js';
 import { AccountUnavailableError, type KeyResolver } from './key-source.js';
 import { buildAuthError, buildUnavailableError, type ChallengeUrls, type TokenFailureReason } from './challenge.js';
 import type { RevocationList } from './revocation.js';
-import { Lru } from './lru.js';
+import { Lru } from '../runtime/lru.js';
 import { isExplicitOnlyScope, isWriteScope, parseScopes } from '../identity/scopes.js';
 import type { Clock } from '../runtime/clock.js';
 

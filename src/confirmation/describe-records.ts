@@ -4,7 +4,7 @@
  * workspace; the API decides whether the delete is allowed (settlement rows → 422).
  */
 import { notFound } from '../api/errors.js';
-import { isUuid } from '../api/records.js';
+import { isUuid } from '../runtime/values.js';
 import { formatBrl } from './brl.js';
 import { nameIfReadable, quoteName, readPathId, type DescribeTarget } from './target.js';
 

@@ -5,7 +5,8 @@
  */
 import { notFound } from '../api/errors.js';
 import { parseMoneyInputAllowZero } from '../api/money.js';
-import { isUuid, readBody } from '../api/records.js';
+import { readBody } from '../api/records.js';
+import { isUuid } from '../runtime/values.js';
 import { describeTitleForConfirmation, type TitleConfirmationSummary } from '../api/rules/titles.js';
 import { formatBrl } from './brl.js';
 import { nameIfReadable, quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';

@@ -13,6 +13,7 @@ import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues 
 import type { ApiError, ValidationIssue } from '../api/errors.js';
 import { normalizeFilterValue, readFilterForms } from '../runtime/tool-schema.js';
 import type { ToolDefinition } from '../runtime/types.js';
+import { isPlainObject } from '../runtime/values.js';
 
 /** Named list arguments that agents often misplace inside `filters` (docs/security.md#check-order-and-error-catalogue). */
 const NAMED_LIST_ARGUMENTS = ['limit', 'cursor', 'sort_by', 'fields'] as const;
@@ -72,10 +73,6 @@ function createFilterNormalizer(tool: ToolDefinition): ((args: Args) => Args) | 
     }
     return { ...args, [name]: normalized };
   };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function hasFiltersArgument(tool: ToolDefinition): boolean {

@@ -6,6 +6,7 @@
 import type { ListQuery, OperationInput } from '../api/context.js';
 import { readFilterForms, type FilterForm } from '../runtime/tool-schema.js';
 import type { FilterOperator, ToolDefinition } from '../runtime/types.js';
+import { isPlainObject } from '../runtime/values.js';
 
 /** The page size when a list tool is called without `limit` (the REST default too). */
 export const DEFAULT_LIST_LIMIT = 25;
@@ -26,10 +27,6 @@ export function isListTool(tool: ToolDefinition): boolean {
 /** Whether the operation takes a body (some argument lands in it). */
 function hasBodyArguments(tool: ToolDefinition): boolean {
   return Object.values(tool.args).some((target) => target.in === 'body');
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** A prototype-less copy: keys from the call (`__proto__`, `constructor`) stay plain data. */

@@ -27,6 +27,7 @@ import { INVALID_PARAMS, JsonRpcError } from './json-rpc.js';
 import type { Era } from './versions.js';
 import { clockDate, systemClock, type Clock } from '../runtime/clock.js';
 import type { ApprovalBinding, ApprovalLinks } from '../oauth/approvals.js';
+import { isPlainObject } from '../runtime/values.js';
 
 export interface ConfirmationRequest {
   readonly era: Era;
@@ -77,10 +78,6 @@ const CONFIRM_KEY = 'confirm';
 const issueProof = claimConfirmationIssuer();
 /** Roughly one ask in fifty also deletes expired nonces of its workspace (no background timer). */
 const PURGE_PROBABILITY = 0.02;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function cannotConfirm(): ApiError {
   return new ApiError('confirmation_required', 'This tool deletes, cancels or moves money and needs a confirmation this client cannot give; nothing was changed.');

@@ -16,14 +16,11 @@ import {
   isSupportedVersion,
   type Era,
 } from './versions.js';
+import { isPlainObject } from '../runtime/values.js';
 
 export interface EraRequest {
   readonly method: string;
   readonly params: Readonly<Record<string, unknown>> | undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export function unsupportedVersion(requested: string): JsonRpcError {

@@ -4,6 +4,7 @@
  * fragments spliced in, so `tools/list` never re-serializes schemas). No HTTP, no eras.
  */
 import zlib from 'node:zlib';
+import { isPlainObject } from '../runtime/values.js';
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -103,10 +104,6 @@ export type IncomingMessage =
   | { readonly kind: 'request'; readonly id: JsonRpcId; readonly method: string; readonly params: Readonly<Record<string, unknown>> | undefined }
   | { readonly kind: 'notification' }
   | { readonly kind: 'response' };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** Classifies a parsed body; throws -32600 (HTTP 400) for anything that is not one JSON-RPC message. */
 export function classifyMessage(body: unknown): IncomingMessage {

@@ -7,7 +7,7 @@
  * (view.ts).
  */
 import type { Caller, OperationService } from '../dispatch/index.js';
-import { Lru } from '../auth/lru.js';
+import { Lru } from '../runtime/lru.js';
 import { decodeArguments, toSchemaProfile, type Decoder, type SchemaProfile } from '../runtime/schema-profiles.js';
 import type { JsonSchema, ToolDefinition } from '../runtime/types.js';
 import { PreparedResult, RawJson, serializeResult } from './json-rpc.js';

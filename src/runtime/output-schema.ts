@@ -9,6 +9,7 @@
  * described by its metadata (src/mcp/tool-result.ts); an empty answer (204) has no schema.
  */
 import type { JsonSchema, SuccessResponse, ToolOutput } from './types.js';
+import { isPlainObject } from './values.js';
 
 type Obj = { [key: string]: unknown };
 
@@ -155,6 +156,3 @@ export function shareRepeatedShapes(schema: JsonSchema): JsonSchema {
   return root;
 }
 
-function isPlainObject(value: unknown): value is Obj {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}

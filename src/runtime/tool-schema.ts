@@ -9,6 +9,7 @@
  * naming it. Pure.
  */
 import type { FilterOperator, JsonSchema, ListDefinition } from './types.js';
+import { isPlainObject as isObject } from './values.js';
 
 type Obj = { [key: string]: unknown };
 
@@ -171,10 +172,6 @@ export function normalizeFilterValue(form: FilterForm, value: unknown): unknown 
     if (!isObject(value) && form.eq) return { eq: value };
   }
   return value;
-}
-
-function isObject(value: unknown): value is Obj {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function mapValues(source: Obj, map: (value: unknown) => unknown): Obj {

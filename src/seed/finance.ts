@@ -162,7 +162,6 @@ async function insertRows(db: Kysely<Database>, rows: Rows): Promise<void> {
     // Batches keep each statement under SQLite's and PostgreSQL's bound-parameter limits.
     for (let i = 0; i < values.length; i += 200) {
       // Table is a loop variable over a static list; Kysely cannot type a union of tables here.
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
       await (db as Kysely<any>).insertInto(table).values(values.slice(i, i + 200)).execute();
     }
   }

@@ -39,7 +39,6 @@ function brunoIsRefusedPermission(route: RouteDefinition): boolean {
 }
 
 // Response JSON is checked field by field in the tests.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function sendFetch(url: string, request: CoverageRequest, headers: Record<string, string>): Promise<{ status: number; body: any }> {
   const response = await fetch(`${url}${request.path}`, {
     method: request.method,

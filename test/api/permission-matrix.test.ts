@@ -43,7 +43,7 @@ const RECORDS_OF: Readonly<Record<string, (db: Kysely<Database>) => Promise<stri
 async function snapshot(db: Kysely<Database>): Promise<string> {
   const tables = [...FINANCE_TABLES].filter((table) => table !== 'blobs').sort();
   const rows = await Promise.all(tables.map((table) =>
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- every finance table has workspace_id
+    // every finance table has workspace_id
     db.selectFrom(table as any).selectAll().where('workspace_id' as any, '=', M).execute()));
   return JSON.stringify(rows.map((list) => list.map((row) => JSON.stringify(row)).sort()));
 }

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestApp, DEMO, type TestApp } from '../helpers/index.js';
 import { READ_SCOPES } from '../../src/identity/scopes.js';
 
-interface Answer { status: number; headers: Headers; body: any } // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON under test
+interface Answer { status: number; headers: Headers; body: any } // JSON under test
 
 async function readAnswer(res: Response): Promise<Answer> {
   const text = await res.text();

@@ -14,7 +14,7 @@ export function expectedChallenge(app: TestApp, audience: 'mcp' | 'api', error?:
   return `Bearer resource_metadata="${metadata}", scope="${READ_SCOPES.join(' ')}"${error ? `, error="${error}"` : ''}`;
 }
 
-interface Answer { status: number; headers: Headers; body: any } // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON under test
+interface Answer { status: number; headers: Headers; body: any } // JSON under test
 
 async function call(probe: Probe, headers: Record<string, string> = {}, query = ''): Promise<Answer> {
   const res = await fetch(`${probe.url}/anything${query}`, { headers });

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { startTestApp, DEMO, type TestApp } from '../helpers/index.js';
 
-interface Answer { status: number; body: any } // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON under test
+interface Answer { status: number; body: any } // JSON under test
 
 const F = DEMO.workspaces.filial;
 

@@ -23,7 +23,7 @@ import { fakeCallers } from '../mcp/support/fake-stack.js';
 import { modernRequest, postMcp } from '../mcp/support/wire.js';
 import { FIXTURES } from './support.js';
 
-type Schema = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions dig into generated JSON
+type Schema = Record<string, any>; // assertions dig into generated JSON
 
 const COLLISIONS_SPEC = path.join(FIXTURES, 'collisions.yaml');
 

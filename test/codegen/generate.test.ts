@@ -14,7 +14,7 @@ import { assertTypeChecks } from '../../codegen/emit/check.js';
 import type { OperationDefinition, ToolDefinition } from '../../src/runtime/types.js';
 import { FIXTURES, makeTempDir, MINI_SPEC, readYaml, walkSchema, writeSpec, type Doc } from './support.js';
 
-type Schema = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions dig into generated JSON
+type Schema = Record<string, any>; // assertions dig into generated JSON
 
 const toolOf = (tools: readonly ToolDefinition[], name: string): ToolDefinition => {
   const tool = tools.find((t) => t.name === name);

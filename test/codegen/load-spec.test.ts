@@ -15,7 +15,7 @@ import { planSpec, type SpecPlan } from '../../codegen/plan-spec.js';
 import type { ToolDefinition } from '../../src/runtime/types.js';
 import { FIXTURES, makeTempDir, runCli } from './support.js';
 
-type Schema = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions dig into generated JSON
+type Schema = Record<string, any>; // assertions dig into generated JSON
 
 const MULTI_FILE = path.join(FIXTURES, 'multi-file/openapi.yaml');
 const SWAGGER_2 = path.join(FIXTURES, 'swagger-2.0.yaml');

@@ -35,7 +35,7 @@ export function makeTempDir(prefix = 'kobana-codegen-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-export type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- free-form OpenAPI test documents
+export type Doc = Record<string, any>; // free-form OpenAPI test documents
 
 export function readYaml(file: string): Doc {
   return parse(readFileSync(file, 'utf8')) as Doc;

@@ -28,7 +28,6 @@ interface Answer {
   readonly status: number;
   readonly headers: Headers;
   // Checked field by field.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly body: any;
 }
 

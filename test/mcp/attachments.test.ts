@@ -13,7 +13,7 @@ const MATRIZ = DEMO.workspaces.matriz;
 interface ToolOutcome {
   readonly httpStatus: number;
   readonly isError: boolean;
-  readonly payload: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read nested fields freely
+  readonly payload: any; // tests read nested fields freely
   readonly text: string;
 }
 

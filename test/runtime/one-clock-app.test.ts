@@ -21,7 +21,6 @@ interface Reply {
   readonly status: number;
   readonly headers: Headers;
   // Response JSON is checked field by field in the tests.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly body: any;
 }
 

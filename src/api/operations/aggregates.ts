@@ -69,7 +69,7 @@ const TRANSACTIONS: Source = {
 };
 
 /** The rows the filters select, aliased `r`; every table scoped to the workspace. */
-function filtered(db: Kysely<any>, workspaceId: string, source: Source, query: AggregateQuery): AnySelect { // eslint-disable-line @typescript-eslint/no-explicit-any
+function filtered(db: Kysely<any>, workspaceId: string, source: Source, query: AggregateQuery): AnySelect {
   let qb: AnySelect = source.baseWhere(db.selectFrom(`${source.table} as r`).where('r.workspace_id', '=', workspaceId));
   if (query.from) qb = qb.where(`r.${source.dateColumn}`, '>=', query.from);
   if (query.to) qb = qb.where(`r.${source.dateColumn}`, '<=', query.to);
@@ -131,7 +131,7 @@ interface AggregateRow {
 /** The one statement of a call: the overall totals by bucket, UNION ALL the totals by (group, bucket). */
 async function runAggregate(ctx: OperationContext, source: Source, query: AggregateQuery): Promise<AggregateRow[]> {
   // Table and column names come from the static sources above, never from input.
-  const db = ctx.db as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const db = ctx.db as unknown as Kysely<any>;
   const workspaceId = requireWorkspace(ctx);
   const bucket = source.bucket(ctx);
   const totals = filtered(db, workspaceId, source, query)

@@ -121,7 +121,7 @@ const BEFORE = 'before';
 const OVERDUE = 'overdue';
 
 /** Transactions up to `to`, summed per day and type; everything before `from` as one `before` day. */
-async function sumTransactions(db: Kysely<any>, workspaceId: string, w: Window): Promise<DayRow[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function sumTransactions(db: Kysely<any>, workspaceId: string, w: Window): Promise<DayRow[]> {
   let qb: AnySelect = db.selectFrom('transactions as t').where('t.workspace_id', '=', workspaceId).where('t.occurred_at', '<=', w.to);
   // Across all accounts a transfer is money moving inside the company: neither income nor expense.
   qb = w.accountId ? qb.where('t.financial_account_id', '=', w.accountId) : qb.where('t.source', '!=', 'transfer');
@@ -138,7 +138,7 @@ async function sumTransactions(db: Kysely<any>, workspaceId: string, w: Window):
  * Open titles due up to `to`, summed per due day and kind: `overdue` before today; `before` from
  * today to the day before `from` (a window that starts in the future opens with them projected).
  */
-async function sumOpenTitles(db: Kysely<any>, workspaceId: string, w: Window): Promise<DayRow[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function sumOpenTitles(db: Kysely<any>, workspaceId: string, w: Window): Promise<DayRow[]> {
   let qb: AnySelect = db.selectFrom('titles as o').where('o.workspace_id', '=', workspaceId).where('o.status', '=', 'pending');
   qb = qb.where((eb) => eb.or([eb('o.due_date', '<=', w.to), eb('o.due_date', '<', w.today)]));
   if (w.accountId) qb = qb.where('o.financial_account_id', '=', w.accountId);
@@ -157,7 +157,7 @@ export const handlers = defineOperations({
   'cash_flow.get': async (ctx, input) => {
     const w = await readWindow(ctx, input.query);
     // Names are static; the builder is untyped only for the table aliases.
-    const db = ctx.db as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const db = ctx.db as unknown as Kysely<any>;
     const workspaceId = requireWorkspace(ctx);
     const [moves, titles] = [await sumTransactions(db, workspaceId, w), await sumOpenTitles(db, workspaceId, w)];
     const buckets = buildBuckets(dayNumber(w.from), dayNumber(w.to), w.granularity);

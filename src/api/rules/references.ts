@@ -10,7 +10,8 @@
  */
 import type { OperationContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { isUuid, lockRow, requireWorkspace } from '../records.js';
+import { lockRow, requireWorkspace } from '../records.js';
+import { isUuid } from '../../runtime/values.js';
 
 export type CategoryType = 'debit' | 'credit';
 

@@ -12,7 +12,8 @@ import type { OperationContext } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 import type { AnySelect, ListDefinition } from '../list.js';
 import { formatCents, formatMoneyOrNull } from '../money.js';
-import { auditJson, findInWorkspace, isUuid, requireWorkspace } from '../records.js';
+import { auditJson, findInWorkspace, requireWorkspace } from '../records.js';
+import { isUuid } from '../../runtime/values.js';
 import { loadAllocations, toAllocationJson, type AllocationJson } from './allocations.js';
 import { countAttachments } from './attachment-links.js';
 

@@ -4,6 +4,7 @@
  */
 import { INVALID_PARAMS, JsonRpcError } from '../json-rpc.js';
 import type { MethodContext, MethodTable } from './types.js';
+import { isPlainObject } from '../../runtime/values.js';
 
 export interface PromptProvider {
   listPrompts(ctx: MethodContext): Promise<readonly Record<string, unknown>[]>;
@@ -23,10 +24,6 @@ export const emptyPromptProvider: PromptProvider = {
 export const emptyCompletionProvider: CompletionProvider = {
   complete: async () => ({ values: [], total: 0, hasMore: false }),
 };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 export function createPromptMethods(
   prompts: PromptProvider = emptyPromptProvider,

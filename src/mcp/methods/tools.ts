@@ -17,6 +17,7 @@ import type { ToolCatalog } from '../tool-catalog.js';
 import { renderApiError, renderOutput, type PageCut } from '../tool-result.js';
 import { knowsStructuredOutput } from '../versions.js';
 import type { MethodContext, MethodTable } from './types.js';
+import { isPlainObject } from '../../runtime/values.js';
 
 export interface ToolMethodDeps {
   readonly catalog: ToolCatalog;
@@ -25,10 +26,6 @@ export interface ToolMethodDeps {
   readonly db: Kysely<Database>;
   readonly confirm: DestructiveCallConfirmation;
   readonly metrics: Partial<Metrics> | undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**

@@ -150,9 +150,7 @@ describe(`*.aggregates equal the sums over the full list (${process.env.DATABASE
   });
   after(async () => { await api?.close(); });
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async function fetchAll(resource: string): Promise<any[]> {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const all: any[] = [];
     let cursor: string | null = null;
     do {
@@ -164,11 +162,9 @@ describe(`*.aggregates equal the sums over the full list (${process.env.DATABASE
     return all;
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const toRows = (records: any[], date: string, bucket: (r: any) => string): Row[] => records.map((r) => ({
     id: r.id, date: r[date], person_id: r.person_id, category_id: r.category_id, financial_account_id: r.financial_account_id,
     cents: cents(r.amount), bucket: bucket(r),
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     allocations: r.cost_center_allocations.map((a: any) => ({ cost_center_id: a.cost_center_id, cents: cents(a.amount) })),
   }));
 
@@ -212,10 +208,8 @@ describe(`*.aggregates equal the sums over the full list (${process.env.DATABASE
           const res = await api.call('GET', `/v1/${c.resource}/aggregates?${query(f)}`, { workspace: M });
           expect(res.status, JSON.stringify(res.body)).to.equal(200);
           // Labels are names of the grouped records (checked below), not part of the sum.
-          // eslint-disable-next-line @typescript-eslint/no-explicit-any
           const got = { ...res.body, groups: res.body.groups.map((g: any) => ({ key: g.key, totals: g.totals })) };
           expect(got).to.deep.equal(expected(rows, f, json));
-          // eslint-disable-next-line @typescript-eslint/no-explicit-any
           for (const g of res.body.groups as any[]) {
             if (f.group_by === 'month') expect(g.label).to.equal(g.key);
             else expect(g.label === null).to.equal(g.key === null);

@@ -48,7 +48,7 @@ export const PNG_BYTES = Buffer.from('89504e470d0a1a0a0000000d494844520000000100
 export interface RestReply {
   readonly status: number;
   readonly headers: Headers;
-  readonly json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read nested fields freely
+  readonly json: any; // tests read nested fields freely
   readonly bytes: Buffer;
 }
 

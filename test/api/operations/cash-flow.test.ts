@@ -124,13 +124,11 @@ describe(`cash_flow.get: hand-checked month in two time zones (${process.env.DAT
   });
   after(async () => { await api?.close(); });
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async function project(query: Record<string, string>): Promise<any> {
     const ctx = { caller, workspaceId: M, db: api.app.services.db, now: () => CLOCK, deadline: createDeadline(systemClock, 10_000), bounds: CASH_FLOW_BOUNDS };
     const output = await handlers['cash_flow.get']!(ctx, { path: {}, query: { from: '2026-03-01', to: '2026-03-31', account_id: accountId, ...query } });
     return output.body;
   }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const asRows = (buckets: any[]): Row[] => buckets.map((b) => [b.start, b.end, b.realised_income, b.realised_expenses, b.projected_income, b.projected_expenses, b.net, b.closing_balance]);
 
   for (const tz of ['UTC', 'America/Sao_Paulo'] as const) {

@@ -30,7 +30,6 @@ describe(`classification_rules (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQL
     expect(created.body.position).to.be.greaterThan(2);
     expect((await call('GET', `/v1/classification_rules/${created.body.id}`)).body).to.deep.equal(created.body);
     const list = await call('GET', '/v1/classification_rules?limit=100');
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const positions = list.body.data.map((r: any) => r.position);
     expect(positions).to.deep.equal([...positions].sort((a, b) => a - b));
     const updated = await call('PATCH', `/v1/classification_rules/${created.body.id}`, { cost_center_id: f.costCenters.cost, category_id: null, active: false });
@@ -55,11 +54,9 @@ describe(`classification_rules (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQL
 
     // The checking account's demo statement, imported again into a new account.
     const accounts = await call('GET', '/v1/accounts?limit=100');
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const itau = accounts.body.data.find((a: any) => a.name === 'Itaú 1234');
     const itauLines = linesBefore.filter((l) => l.financial_account_id === itau.id);
     const attachments = await call('GET', '/v1/attachments?limit=100');
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const file = attachments.body.data.find((a: any) => a.file_name === 'extrato-itau.ofx');
     const download = await fetch(`${api.url}/v1/attachments/${file.id}/download`, { headers: { authorization: `Bearer ${await api.token('ana')}`, 'x-workspace-id': M } });
     const ofx = Buffer.from(await download.arrayBuffer());
@@ -68,7 +65,6 @@ describe(`classification_rules (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQL
     expect(imported.status).to.equal(201);
     const fresh = await api.app.services.db.selectFrom('statement_lines').selectAll().where('workspace_id', '=', M).where('financial_account_id', '=', account.body.id).execute();
 
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const predicted = (preview.body.statement_lines as any[]).filter((p) => itauLines.some((l) => l.id === p.id));
     expect(predicted.length, 'the preview names lines of the checking account').to.be.greaterThan(0);
     for (const p of predicted) {

@@ -36,7 +36,6 @@ describe(`reconciliations (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}
     const fitid = randomUUID();
     await ok('POST', `/v1/accounts/${account.id}/statements`, { file_name: 'x.ofx', content_base64: buildSmallOfx(fitid, cents).toString('base64') });
     const lines = await ok('GET', `/v1/accounts/${account.id}/statement-lines?status=unreconciled&limit=100`);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const line = lines.data.find((l: any) => l.fitid === fitid);
     const resource = cents < 0 ? 'payables' : 'receivables';
     const amount = `${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
@@ -48,14 +47,11 @@ describe(`reconciliations (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}
 
   it('the demo: an unreconciled line of the checking account suggests the overdue receivable it pays', async () => {
     const accounts = await ok('GET', '/v1/accounts?limit=100');
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const itau = accounts.data.find((a: any) => a.name === 'Itaú 1234');
     const lines = await ok('GET', `/v1/accounts/${itau.id}/statement-lines?status=unreconciled&limit=100`);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const pix = lines.data.find((l: any) => l.counterparty === 'PIX RECEBIDO');
     expect(pix.suggestions[0]).to.include({ type: 'receivable', amount: pix.amount });
     expect(pix.suggestions[0].score).to.be.greaterThan(0).and.at.most(1);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const fee = lines.data.find((l: any) => l.counterparty === 'TARIFA');
     expect(fee.rule_id, 'classified by the demo rule').to.be.a('string');
   });
@@ -74,7 +70,6 @@ describe(`reconciliations (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}
     expect(await balance(s.accountId)).to.equal(before);
     expect((await ok('GET', `/v1/receivables/${s.titleId}`)).status).to.equal('pending');
     const lines = await ok('GET', `/v1/accounts/${s.accountId}/statement-lines?status=unreconciled&limit=100`);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     expect(lines.data.map((l: any) => l.id)).to.include(s.lineId);
     expect((await api.call('GET', `/v1/reconciliations/${rec.id}`, { workspace: M })).status).to.equal(404);
     expect((await checkLedger(api.app.services.db, M)).violations).to.deep.equal([]);
@@ -153,10 +148,8 @@ describe(`reconciliations (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}
     await ok('POST', `/v1/accounts/${account.id}/statements`, { file_name: 'edge.ofx', content_base64: Buffer.from(ofx, 'latin1').toString('base64') });
     const title = await ok('POST', '/v1/payables', { description: 'Último dia', amount: '987.65', due_date: '9999-12-31', person_id: f.vendorId });
     const lines = await ok('GET', `/v1/accounts/${account.id}/statement-lines?status=unreconciled&limit=100`);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const line = lines.data.find((l: any) => l.fitid === fitid);
     expect(line.posted_on).to.equal('9999-12-30');
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     expect(line.suggestions.map((s: any) => s.id)).to.include(title.id);
   });
 });

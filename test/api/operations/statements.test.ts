@@ -26,13 +26,11 @@ describe(`statements.import (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite
 
   async function demoStatement(): Promise<{ accountId: string; ofx: Buffer }> {
     const list = await api.call('GET', '/v1/attachments?limit=100', { workspace: M });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const file = (list.body.data as any[]).find((a) => a.file_name === 'extrato-itau.ofx');
     expect(file, 'the demo OFX of the checking account').to.not.equal(undefined);
     const download = await fetch(`${api.url}/v1/attachments/${file.id}/download`, { headers: { authorization: `Bearer ${await api.token('ana')}`, 'x-workspace-id': M } });
     const ofx = Buffer.from(await download.arrayBuffer());
     const accounts = await api.call('GET', '/v1/accounts?limit=100', { workspace: M });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const accountId = (accounts.body.data as any[]).find((a) => a.name === 'Itaú 1234').id as string;
     return { accountId, ofx };
   }

@@ -40,7 +40,6 @@ export interface CallResult {
   readonly status: number;
   readonly headers: Headers;
   // Response JSON is checked field by field in the tests.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly body: any;
 }
 
@@ -122,7 +121,6 @@ export async function startRestApp(options: StartTestAppOptions = {}): Promise<R
 
 /** A caller of `api` in `workspace` that expects a 2xx and answers its body (the failing answer in the message). */
 // Response JSON is checked field by field in the tests.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function okCaller(api: RestApp, workspace: string): (method: string, path: string, body?: unknown) => Promise<any> {
   return async (method, path, body) => {
     const res = await api.call(method, path, { workspace, ...(body === undefined ? {} : { body }) });

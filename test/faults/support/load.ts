@@ -60,7 +60,6 @@ interface Answer {
   readonly retryAfter: string | null;
   readonly replayed: boolean;
   // Read field by field.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly body: any;
 }
 

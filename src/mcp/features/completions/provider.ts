@@ -19,6 +19,7 @@ import { readTemplateResource } from '../resources/uri.js';
 import { listMonths, listWeeks } from '../prompts/calendar.js';
 import { matchAccountNames, matchRecordIds, type Matches } from './records.js';
 import { clockDate, systemClock, type Clock } from '../../../runtime/clock.js';
+import { isPlainObject } from '../../../runtime/values.js';
 
 /** MCP: at most 100 values per completion result. */
 export const MAX_VALUES = 100;
@@ -35,10 +36,6 @@ interface CompleteRequest {
   readonly name: string;
   readonly value: string;
   readonly context: Readonly<Record<string, string>>;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function createInvalidParams(message: string): JsonRpcError {

@@ -1,0 +1,16 @@
+/**
+ * The small value checks every layer needs, in one home (src/runtime imports nothing, so any
+ * folder may use them without a cycle).
+ */
+
+/** A JSON object: not null, not an array. Its keys may still be anything; read them as unknown. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its canonical 8-4-4-4-12 hex form (either case). */
+export function isUuid(text: unknown): text is string {
+  return typeof text === 'string' && UUID.test(text);
+}
