@@ -66,6 +66,13 @@ module.exports = {
       to: { path: [ABOVE_API, '^src/(app|bootstrap|main|startup|starting-app)\\.ts$', '^node_modules/(koa|@koa/[^/]+|koa-[^/]+)/'] },
     },
     {
+      name: 'api-one-face',
+      comment: 'src/api has one face: outside src/api, only src/api/index.ts is imported (the generated handler index, generated/handlers.gen.ts, is the one other door: it lists the handlers in src/api/operations for src/bootstrap.ts).',
+      severity: 'error',
+      from: { path: '^(src|codegen|generated)/', pathNot: ['^src/api/', '^generated/handlers\\.gen\\.ts$'] },
+      to: { path: '^src/api/', pathNot: '^src/api/index\\.ts$' },
+    },
+    {
       name: 'mcp-not-api',
       comment: 'The MCP core (src/mcp outside src/mcp/features) never imports src/api directly: it reaches operations through src/dispatch and src/confirmation, which app.ts wires in. The finance features in src/mcp/features read finance data through src/api.',
       severity: 'error',

@@ -11,12 +11,11 @@ import { openDatabase, type OpenedDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { seedDemoData } from './seed/index.js';
 import { createAuth, type AuthModule } from './auth/index.js';
-import { createOperationService } from './api/execute.js';
+import { createOperationService, type OperationService } from './api/index.js';
 import { handlers } from '../generated/handlers.gen.js';
 import { createLimits, type Limits } from './http/limits.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { routes } from '../generated/registry.gen.js';
-import type { OperationService } from './api/service.js';
 import { createOAuthServer, type OAuthServer } from './oauth/index.js';
 import { clockDate, systemClock, type Clock } from './runtime/clock.js';
 

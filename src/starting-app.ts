@@ -6,7 +6,7 @@
  * database outage. Nothing here touches a service: none exists yet.
  */
 import Koa from 'koa';
-import { serviceUnavailable } from './api/errors.js';
+import { serviceUnavailable } from './api/index.js';
 import { databaseUnavailableRejection, setPreEraHeaders } from './mcp/respond.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from './store/db-unavailable.js';
 

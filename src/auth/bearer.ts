@@ -16,7 +16,7 @@ import { isUuid } from '../runtime/values.js';
 import type { Audience, Authenticator, Identity } from './types.js';
 import { buildAuthError, type ChallengeUrls, type TokenFailureReason } from './challenge.js';
 import { RevokedTokenError } from './caller.js';
-import { workspaceAccessDenied } from '../api/authorize.js';
+import { workspaceAccessDenied } from '../api/index.js';
 
 export type { AuthState } from '../identity/caller.js';
 export type { AuthLimits } from '../http/limits.js';

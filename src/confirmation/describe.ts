@@ -8,7 +8,7 @@
  */
 import { handlers } from '../../generated/handlers.gen.js';
 import { routes } from '../../generated/registry.gen.js';
-import type { OperationHandler } from '../api/context.js';
+import type { OperationHandler } from '../api/index.js';
 import { parseConfirmTemplate } from '../runtime/confirm-template.js';
 import type { ConfirmationSpec, OperationRef } from '../runtime/types.js';
 import { describeAttachmentUnlink } from './describe-attachments.js';
@@ -20,7 +20,7 @@ import type { DescribeTarget } from './target.js';
 import { renderConfirmTemplate } from './template.js';
 import { describerServes, isDescriberName, type DescriberName } from '../runtime/describers.js';
 import { createDeadline } from '../runtime/deadline.js';
-import { findOmittedKinds } from '../api/authorize.js';
+import { findOmittedKinds } from '../api/index.js';
 
 /** The target read's deadline: REQUEST_DEADLINE_MS's default. */
 const TARGET_READ_DEADLINE_MS = 10_000;

@@ -5,8 +5,8 @@
  * any other store failure means single use cannot be guaranteed → `confirmation_unavailable`.
  */
 import type { Kysely } from 'kysely';
-import { ApiError } from '../api/errors.js';
-import { isUniqueViolation } from '../api/records.js';
+import { ApiError } from '../api/index.js';
+import { isUniqueViolation } from '../api/index.js';
 import type { Database } from '../store/schema.js';
 
 export interface NonceUse {

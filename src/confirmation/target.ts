@@ -4,9 +4,9 @@
  * data, never markup: `quoteName` flattens them so a crafted name cannot forge or reorder the sentence.
  */
 import type { Kysely } from 'kysely';
-import type { Caller, OperationInput } from '../api/context.js';
-import { sanitizeDisplayText } from '../api/display-text.js';
-import { mayRead } from '../api/authorize.js';
+import type { Caller, OperationInput } from '../api/index.js';
+import { sanitizeDisplayText } from '../api/index.js';
+import { mayRead } from '../api/index.js';
 import type { Database } from '../store/schema.js';
 
 export interface ConfirmationTarget {

@@ -11,6 +11,6 @@ export {
   type ToolCallOutcome,
   type ToolCallRequest,
 } from './tool-call.js';
-export { ApiError, serviceUnavailable, type ServiceUnavailableReason } from '../api/errors.js';
-export type { Caller, FileOutput, OperationOutput } from '../api/context.js';
-export type { ConfirmationProof, OperationService, PreparedCall } from '../api/service.js';
+export { ApiError, serviceUnavailable, type ServiceUnavailableReason } from '../api/index.js';
+export type { Caller, FileOutput, OperationOutput } from '../api/index.js';
+export type { ConfirmationProof, OperationService, PreparedCall } from '../api/index.js';

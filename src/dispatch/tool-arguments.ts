@@ -9,8 +9,8 @@
  * shown form, as the dispatcher reads it (tool-input.ts).
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues } from '../api/validation.js';
-import type { ApiError, ValidationIssue } from '../api/errors.js';
+import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues } from '../api/index.js';
+import type { ApiError, ValidationIssue } from '../api/index.js';
 import { normalizeFilterValue, readFilterForms } from '../runtime/tool-schema.js';
 import type { ToolDefinition } from '../runtime/types.js';
 import { isPlainObject } from '../runtime/values.js';

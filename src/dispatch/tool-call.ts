@@ -5,15 +5,15 @@
  * JSON-RPC or eras: confirmation is the MCP layer's two steps (verify a resend, ask when
  * `execute` answers `needs_confirmation`); results come back as data.
  */
-import { ApiError } from '../api/errors.js';
-import type { Caller, OperationOutput } from '../api/context.js';
-import type { ConfirmationProof, OperationService, PreparedCall } from '../api/service.js';
+import { ApiError } from '../api/index.js';
+import type { Caller, OperationOutput } from '../api/index.js';
+import type { ConfirmationProof, OperationService, PreparedCall } from '../api/index.js';
 import type { ToolDefinition } from '../runtime/types.js';
 import type { ArgumentValidator } from './tool-arguments.js';
 import { buildToolInput } from './tool-input.js';
 
 /** For src/mcp/confirmation.ts, which claims the one proof issuer when it loads (src/api/service.ts). */
-export { claimConfirmationIssuer, type ConfirmationProof } from '../api/service.js';
+export { claimConfirmationIssuer, type ConfirmationProof } from '../api/index.js';
 
 /** The confirmation of one destructive call (src/mcp/confirmation.ts), bound to the call by the MCP layer. */
 export interface CallConfirmation {

@@ -3,7 +3,7 @@
  * `ToolDefinition.args` table (renamed arguments included: the table says where each goes). Owns
  * the MCP list vocabulary (`sort_by`; `filters` lists as `in`, plain values as `eq`); validation of the arguments and every authorization check are left to others.
  */
-import type { ListQuery, OperationInput } from '../api/context.js';
+import type { ListQuery, OperationInput } from '../api/index.js';
 import { readFilterForms, type FilterForm } from '../runtime/tool-schema.js';
 import type { FilterOperator, ToolDefinition } from '../runtime/types.js';
 import { isPlainObject } from '../runtime/values.js';

@@ -6,9 +6,9 @@
  */
 import type Koa from 'koa';
 import busboy from 'busboy';
-import type { OperationInput } from '../api/context.js';
-import { ApiError, validationError, type ValidationIssue } from '../api/errors.js';
-import { PREPARSED_BODY } from '../api/validation.js';
+import type { OperationInput } from '../api/index.js';
+import { ApiError, validationError, type ValidationIssue } from '../api/index.js';
+import { PREPARSED_BODY } from '../api/index.js';
 import { HttpError } from './errors.js';
 import { abortedBody, declaresOversizedBody, reserveBodyMemory, reserveDeclaredBody } from './capped-body.js';
 

@@ -5,7 +5,7 @@
  * Multipart is multipart.ts's job; schema checks are execute.ts's.
  */
 import type Koa from 'koa';
-import { validationError } from '../api/errors.js';
+import { validationError } from '../api/index.js';
 import { HttpError } from './errors.js';
 import { declaresOversizedBody, readBodyWithinLimit, readMediaType } from './capped-body.js';
 

@@ -3,7 +3,7 @@
  * The api layer names codes only; the statuses are the REST transport's (MCP answers every
  * ApiError as a tool error on HTTP 200).
  */
-import type { ApiErrorCode } from '../api/errors.js';
+import type { ApiErrorCode } from '../api/index.js';
 
 export const API_ERROR_STATUS: Readonly<Record<ApiErrorCode, number>> = {
   VALIDATION_ERROR: 400,

@@ -6,10 +6,10 @@
  * prototype, and only for filter names the list declares (anything else is `BAD_REQUEST`).
  */
 import type Koa from 'koa';
-import type { ListQuery, OperationInput } from '../api/context.js';
+import type { ListQuery, OperationInput } from '../api/index.js';
 import type { ListSpec, RouteDefinition } from '../runtime/types.js';
-import { ApiError, validationError } from '../api/errors.js';
-import { DEFAULT_LIMIT } from '../api/list.js';
+import { ApiError, validationError } from '../api/index.js';
+import { DEFAULT_LIMIT } from '../api/index.js';
 import { parseMultipartUpload, toUploadInput } from './multipart.js';
 import {
   hasRequestBody, isMultipartContentType, JSON_BODY_LIMIT_BYTES, JSON_UPLOAD_BODY_LIMIT_BYTES, readJsonBody,

@@ -8,9 +8,9 @@
  * cause logged, never a stack.
  */
 import type Koa from 'koa';
-import type { FileOutput } from '../api/context.js';
-import { ApiError, serviceUnavailable } from '../api/errors.js';
-import type { BudgetDecision, ExecuteDone } from '../api/service.js';
+import type { FileOutput } from '../api/index.js';
+import { ApiError, serviceUnavailable } from '../api/index.js';
+import type { BudgetDecision, ExecuteDone } from '../api/index.js';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseOutageReason, isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { HttpError } from './errors.js';
 import { API_ERROR_STATUS } from './rest-error-status.js';

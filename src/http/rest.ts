@@ -10,7 +10,7 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { RouteDefinition } from '../runtime/types.js';
-import type { AuthorizeRequest, OperationService } from '../api/service.js';
+import type { AuthorizeRequest, OperationService } from '../api/index.js';
 import type { AuthState } from '../identity/caller.js';
 import type { AuthLimits, Limits } from './limits.js';
 import { hasRequestBody } from './rest-body.js';

@@ -5,7 +5,7 @@
  * surface's bad request (an HttpError 400: REST `BAD_REQUEST`, /mcp a JSON-RPC -32600).
  */
 import type Koa from 'koa';
-import { isUnsafeText } from '../api/unsafe-text.js';
+import { isUnsafeText } from '../api/index.js';
 import { HttpError } from './errors.js';
 
 function readHints(ctx: Koa.Context): string[] {

@@ -13,7 +13,7 @@ import type { Kysely } from 'kysely';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Database } from '../store/schema.js';
 import type { RevocationList } from '../auth/revocation.js';
-import { isUnsafeText } from '../api/unsafe-text.js';
+import { isUnsafeText } from '../api/index.js';
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 

@@ -14,7 +14,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import { isUnsafeText } from '../api/unsafe-text.js';
+import { isUnsafeText } from '../api/index.js';
 
 export const APPROVAL_MODEL = 'Approval';
 export const APPROVAL_PATH = '/account/approvals';

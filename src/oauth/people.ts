@@ -10,7 +10,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { DEMO_MEMBERS } from '../seed/identity.js';
-import { isUnsafeText } from '../api/unsafe-text.js';
+import { isUnsafeText } from '../api/index.js';
 
 export const DEMO_PASSWORD = 'demo';
 

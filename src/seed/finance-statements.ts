@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { AuditColumns, Database, TitlesTable, TransactionsTable } from '../store/schema.js';
-import { parseOfxStatement, STATEMENT_FILE_BOUNDS } from '../api/rules/statements/ofx.js';
-import { classify, type RuleRow } from '../api/rules/statements/classify.js';
+import { parseOfxStatement, STATEMENT_FILE_BOUNDS } from '../api/index.js';
+import { classify, type RuleRow } from '../api/index.js';
 import { addDays } from './finance-titles.js';
 
 type Rows = { [T in keyof Database]?: Insertable<Database[T]>[] };

@@ -6,7 +6,7 @@
  */
 import type { Insertable } from 'kysely';
 import type { AllocationsTable, AttachmentLinksTable, AuditColumns, TitlesTable, TransactionsTable } from '../store/schema.js';
-import { computeShares } from '../api/rules/apportionment.js';
+import { computeShares } from '../api/index.js';
 import { pickInteger, pickOne } from './finance-documents.js';
 
 export interface SeedParty {

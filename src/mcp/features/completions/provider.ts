@@ -5,9 +5,9 @@
  * workspaces, and records of tables whose read operation the caller may run, in workspaces
  * the caller reaches. Malformed requests and unknown refs or arguments are -32602.
  */
-import type { Caller } from '../../../api/context.js';
-import { ApiError } from '../../../api/errors.js';
-import { findReachableWorkspace, listReachableWorkspaces, resolveWorkspace } from '../../../api/authorize.js';
+import type { Caller } from '../../../api/index.js';
+import { ApiError } from '../../../api/index.js';
+import { findReachableWorkspace, listReachableWorkspaces, resolveWorkspace } from '../../../api/index.js';
 import { INVALID_PARAMS, JsonRpcError } from '../../json-rpc.js';
 import type { CompletionProvider, MethodContext } from '../../methods/index.js';
 import type { ArgumentKind } from '../prompts/arguments.js';

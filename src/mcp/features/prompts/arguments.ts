@@ -6,9 +6,9 @@
  * a new message, line or instruction of its own, nor reorder the text around it.
  */
 import type { Kysely } from 'kysely';
-import type { Caller } from '../../../api/context.js';
-import { sanitizeDisplayText } from '../../../api/display-text.js';
-import { findReachableWorkspace, listReachableWorkspaces } from '../../../api/authorize.js';
+import type { Caller } from '../../../api/index.js';
+import { sanitizeDisplayText } from '../../../api/index.js';
+import { findReachableWorkspace, listReachableWorkspaces } from '../../../api/index.js';
 import { INVALID_PARAMS, JsonRpcError } from '../../json-rpc.js';
 import type { Database } from '../../../store/schema.js';
 import { DATE_PATTERN, readMonthRange, readWeekRange } from './calendar.js';

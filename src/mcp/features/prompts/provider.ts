@@ -3,7 +3,7 @@
  * the caller may run and builds a prompt's messages from checked arguments. An unknown or
  * unreachable prompt is `null` (the mcp layer answers -32602); bad arguments throw -32602.
  */
-import type { Caller } from '../../../api/context.js';
+import type { Caller } from '../../../api/index.js';
 import type { MethodContext, PromptProvider } from '../../methods/index.js';
 import { findToolOperation, type FinanceFeatureDeps } from '../resources/deps.js';
 import { addEraTitle } from '../resources/provider.js';

@@ -3,8 +3,8 @@
  * resources get exactly the checks (and API budget) of the equivalent tool calls. Bounded: a
  * document that would need more pages than `maxPages` is cut, and says so.
  */
-import type { Caller } from '../../../api/context.js';
-import type { OperationService, WorkspaceHint } from '../../../api/service.js';
+import type { Caller } from '../../../api/index.js';
+import type { OperationService, WorkspaceHint } from '../../../api/index.js';
 
 export interface CollectedList {
   readonly rows: readonly Record<string, unknown>[];

@@ -4,7 +4,7 @@
  * completions), and the generated tools and resource templates. Wiring is `src/app.ts`'s job.
  */
 import type { Kysely } from 'kysely';
-import type { OperationService } from '../../../api/service.js';
+import type { OperationService } from '../../../api/index.js';
 import type { ResourceTemplateDefinition, ToolDefinition, OperationRef } from '../../../runtime/types.js';
 import type { Database } from '../../../store/schema.js';
 

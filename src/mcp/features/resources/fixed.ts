@@ -4,7 +4,7 @@
  * operations run through `OperationService.execute`, so they obey the tools' checks; listing
  * them is filtered by `canReach` in the provider.
  */
-import type { Caller } from '../../../api/context.js';
+import type { Caller } from '../../../api/index.js';
 import { collectList } from './collect-list.js';
 import type { FinanceFeatureDeps } from './deps.js';
 import { GUIDE_URI, guideMarkdown } from './guide.js';

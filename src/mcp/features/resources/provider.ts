@@ -5,8 +5,8 @@
  * Era shaping beyond `title` (resultType, ttlMs, cacheScope) and the not-found error belong
  * to the mcp layer.
  */
-import type { Caller } from '../../../api/context.js';
-import { sanitizeDisplayText } from '../../../api/display-text.js';
+import type { Caller } from '../../../api/index.js';
+import { sanitizeDisplayText } from '../../../api/index.js';
 import type { MethodContext, ResourceProvider } from '../../methods/index.js';
 import { knowsTitles, type Era } from '../../versions.js';
 import type { ResourceTemplateDefinition } from '../../../runtime/types.js';

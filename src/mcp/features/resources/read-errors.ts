@@ -4,7 +4,7 @@
  * layer's era-specific not-found error; everything else the caller can act on is -32602 with
  * the API's envelope in `data`, so the agent sees the same code a tool would have returned.
  */
-import { ApiError } from '../../../api/errors.js';
+import { ApiError } from '../../../api/index.js';
 import { INVALID_PARAMS, JsonRpcError } from '../../json-rpc.js';
 
 /** Implementation-defined JSON-RPC server error (range -32000..-32099) for a spent API budget. */
