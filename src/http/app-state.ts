@@ -1,0 +1,24 @@
+/**
+ * What the middleware of one request leaves in `ctx.state`, typed once for the whole app
+ * (`Koa<AppState>`, `Router<AppState>`): observability sets the request id and the child logger
+ * first; authentication (`bearer` in src/auth) sets the identity, the caller and the connection's
+ * workspace before a surface runs. A field is optional where a middleware earlier in the chain may
+ * not have run (the health routes, a request refused before authentication).
+ */
+import type { Logger } from 'pino';
+import type { Caller, Identity } from '../identity/caller.js';
+
+export interface AppState {
+  /** `Request-Id` of this request (observability). */
+  requestId?: string;
+  /** The request's child logger (observability); never given a token or an argument value. */
+  log?: Logger;
+  /** Set once when the client went away before the answer was written (observability). */
+  clientAborted?: boolean;
+  /** The verified token's identity (authentication). */
+  identity?: Identity;
+  /** Who is calling, on which channel (authentication). */
+  caller?: Caller;
+  /** `X-Workspace-Id` header or `?workspace_id=` (authentication); resolveWorkspace checks it. */
+  connectionWorkspaceId?: string;
+}
