@@ -5,9 +5,9 @@
  * that (src/runtime/views.ts).
  */
 import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationBounds, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
-import { extractBounds } from './bounds.js';
+import { extractBounds, type BoundFields } from './bounds.js';
 import { classifyOperation } from './classify.js';
-import { checkOmittedDeclared, planAccess } from './plan-access.js';
+import { checkOmittedDeclared, planAccess, type AccessSubject, type PlannedAccess } from './plan-access.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
 import { deriveOperationSlug, toSnakeCase } from './naming.js';
@@ -83,47 +83,29 @@ export interface PlanContext {
 export function planOperation(ctx: PlanContext, path: string, method: HttpMethod, pathItem: Obj, operation: Obj): OperationModel {
   const pointer = buildPointer('paths', path, method.toLowerCase());
   const declaredOperationId = typeof operation.operationId === 'string' && operation.operationId ? operation.operationId : undefined;
-  const operationId = declaredOperationId ?? deriveOperationSlug(method, path);
-  const all = mergeParameters(ctx, [[buildPointer('paths', path), pathItem.parameters], [pointer, operation.parameters]]);
-  const isList = method === 'GET' && all.some((p) => p.in === 'query' && p.name === 'limit');
-  const list = isList ? extractList(all) : null;
-  const listMembers = new Set<ParameterModel>(list ? [list.limit, list.cursor, list.fields, list.sort, ...list.filters].filter((p): p is ParameterModel => !!p) : []);
-  const summary = typeof operation.summary === 'string' ? operation.summary.trim() : '';
-  const description = typeof operation.description === 'string' ? operation.description.trim() : '';
-  const movesMoney = operation['x-kobana-moves-money'] === true;
+  const parameters = planParameters(ctx, method, [[buildPointer('paths', path), pathItem.parameters], [pointer, operation.parameters]]);
   const mcp = extractMcp(ctx, pointer, operation);
-  const scopes = extractScopes(operation.security ?? ctx.defaultSecurity);
-  const permission = extractPermission(ctx, pointer, path, method, operation);
-  const subject = { file: ctx.file, pointer, operationId, method, permission, scopes };
+  const subject: AccessSubject = {
+    file: ctx.file,
+    pointer,
+    operationId: declaredOperationId ?? deriveOperationSlug(method, path),
+    method,
+    scopes: extractScopes(operation.security ?? ctx.defaultSecurity),
+    permission: extractPermission(ctx, pointer, path, method, operation),
+  };
   const access = planAccess(subject, operation['x-kobana-touches'], ctx.kobanaSpec);
   const successResponse = extractSuccessResponse(operation.responses);
   checkOmittedDeclared(subject, access, successResponse);
   const requestBody = extractRequestBody(operation.requestBody);
-  const bodyProperties = (requestBody?.content['application/json']?.['properties'] ?? {}) as Record<string, JsonSchema>;
-  const bounds = extractBounds(ctx.file, pointer, operation['x-kobana-bounds'], {
-    query: new Map(all.filter((p) => p.in === 'query').map((p) => [p.name, p.schema])),
-    body: new Map(Object.entries(bodyProperties)),
-  });
+  const bounds = extractBounds(ctx.file, pointer, operation['x-kobana-bounds'], boundedInputs(parameters.all, requestBody));
   return {
     file: ctx.file,
     pointer,
-    title: summary || description.split('\n')[0] || declaredOperationId || `${method} ${path}`,
-    description: mcp.description ?? (description || summary || `${method} ${path}`),
+    ...describeOperation(operation, mcp, declaredOperationId, `${method} ${path}`),
     declaredOperationId,
-    ref: {
-      operationId,
-      method,
-      path,
-      scopes,
-      permission,
-      movesMoney,
-      workspaceScoped: operation['x-kobana-workspace'] !== false,
-      ...classifyOperation({ file: ctx.file, pointer }, method, declaredOperationId, movesMoney, mcp.annotations),
-      confirmation: null,
-      ...access,
-    },
-    parameters: all.filter((p) => !listMembers.has(p)),
-    list,
+    ref: planRef(subject, path, operation, { declaredOperationId, mcp, access }),
+    parameters: parameters.plain,
+    list: parameters.list,
     requestBody,
     successStatus: extractSuccessStatus(operation.responses),
     successResponse,
@@ -131,6 +113,63 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
     mcp,
     confirm: operation['x-kobana-confirm'],
     bounds,
+  };
+}
+
+interface PlannedParameters {
+  /** Every parameter, list parameters included. */
+  readonly all: readonly ParameterModel[];
+  /** The list vocabulary of a list operation (a GET with a `limit` query parameter), else null. */
+  readonly list: ListParameters | null;
+  /** Path, plain query and header parameters (list parameters excluded). */
+  readonly plain: readonly ParameterModel[];
+}
+
+function planParameters(ctx: PlanContext, method: HttpMethod, levels: ReadonlyArray<readonly [string, unknown]>): PlannedParameters {
+  const all = mergeParameters(ctx, levels);
+  const isList = method === 'GET' && all.some((p) => p.in === 'query' && p.name === 'limit');
+  const list = isList ? extractList(all) : null;
+  const listMembers = new Set<ParameterModel>(list ? [list.limit, list.cursor, list.fields, list.sort, ...list.filters].filter((p): p is ParameterModel => !!p) : []);
+  return { all, list, plain: all.filter((p) => !listMembers.has(p)) };
+}
+
+/** What `x-kobana-bounds` may name: the query parameters and the JSON body's properties. */
+function boundedInputs(parameters: readonly ParameterModel[], requestBody: OperationModel['requestBody']): BoundFields {
+  const bodyProperties = (requestBody?.content['application/json']?.['properties'] ?? {}) as Record<string, JsonSchema>;
+  return {
+    query: new Map(parameters.filter((p) => p.in === 'query').map((p) => [p.name, p.schema])),
+    body: new Map(Object.entries(bodyProperties)),
+  };
+}
+
+/** The title (the summary, else the description's first line) and the description (`x-mcp.description` first). */
+function describeOperation(operation: Obj, mcp: McpExtension, declaredOperationId: string | undefined, fallback: string): { title: string; description: string } {
+  const summary = typeof operation.summary === 'string' ? operation.summary.trim() : '';
+  const description = typeof operation.description === 'string' ? operation.description.trim() : '';
+  return {
+    title: summary || description.split('\n')[0] || declaredOperationId || fallback,
+    description: mcp.description ?? (description || summary || fallback),
+  };
+}
+
+/** The OperationRef, its keys in the order the generated modules print them; plan-spec.ts plans its confirmation. */
+function planRef(
+  subject: AccessSubject, path: string, operation: Obj,
+  planned: { readonly declaredOperationId: string | undefined; readonly mcp: McpExtension; readonly access: PlannedAccess },
+): OperationRef {
+  const movesMoney = operation['x-kobana-moves-money'] === true;
+  const { file, pointer, operationId, method, scopes, permission } = subject;
+  return {
+    operationId,
+    method,
+    path,
+    scopes,
+    permission,
+    movesMoney,
+    workspaceScoped: operation['x-kobana-workspace'] !== false,
+    ...classifyOperation({ file, pointer }, method, planned.declaredOperationId, movesMoney, planned.mcp.annotations),
+    confirmation: null,
+    ...planned.access,
   };
 }
 

@@ -41,6 +41,13 @@ export interface ApprovalRecord extends ApprovalBinding {
   readonly answeredAt?: number;
 }
 
+/** An approval as read back while it lives (`used`: it served its call, or was set aside). */
+export interface StoredApproval extends ApprovalRecord {
+  /** Epoch seconds. */
+  readonly expiresAt: number;
+  readonly used: boolean;
+}
+
 export interface AnsweredCall {
   readonly id: string;
   readonly decision: ApprovalDecision;
@@ -54,8 +61,8 @@ export interface ApprovalLinks {
   create(binding: ApprovalBinding, version: number | null, message: string, ttlSeconds: number): Promise<{ url: string; expiresAt: number }>;
   /** The latest answer (approved or denied) to exactly this call that is unexpired and not yet used, if any. */
   findAnswered(binding: ApprovalBinding): Promise<AnsweredCall | undefined>;
-  /** The pending or answered approval with this id, while it lives (`used`: it served its call, or was set aside). */
-  read(id: string): Promise<(ApprovalRecord & { expiresAt: number; used: boolean }) | undefined>;
+  /** The pending or answered approval with this id, while it lives. */
+  read(id: string): Promise<StoredApproval | undefined>;
   /** Records the person's answer; false when it is gone, expired, used or already answered. */
   answer(id: string, decision: ApprovalDecision): Promise<boolean>;
   /**
@@ -76,61 +83,83 @@ function bindingKey(b: ApprovalBinding): string {
 }
 
 export function createApprovalLinks(db: Kysely<Database>, publicUrl: string, now: () => number): ApprovalLinks {
-  const nowIso = () => new Date(now()).toISOString();
-  const live = () => db.selectFrom('oauth_records').select(['id', 'payload', 'expires_at', 'consumed_at'])
-    .where('model', '=', APPROVAL_MODEL).where('expires_at', '>', nowIso());
-  const toSeconds = (iso: string | null) => Math.floor(Date.parse(iso ?? '') / 1000);
-
+  const rows = approvalRows(db, now);
   return {
-    async create(binding, version, message, ttlSeconds) {
-      const id = randomBytes(24).toString('base64url');
-      const expiresAtMs = now() + ttlSeconds * 1000;
-      const record: ApprovalRecord = { ...binding, version, message, approved: false };
-      await db.insertInto('oauth_records').values({
-        model: APPROVAL_MODEL, id, payload: JSON.stringify(record), grant_id: null, uid: bindingKey(binding),
-        expires_at: new Date(expiresAtMs).toISOString(), consumed_at: null,
-      }).execute();
-      return { url: `${publicUrl}${APPROVAL_PATH}/${id}`, expiresAt: Math.floor(expiresAtMs / 1000) };
-    },
-    async findAnswered(binding) {
-      const rows = await live().where('uid', '=', bindingKey(binding)).where('consumed_at', 'is', null).execute();
-      let latest: (AnsweredCall & { answeredAt: number }) | undefined;
-      for (const row of rows) {
-        const record = JSON.parse(row.payload) as ApprovalRecord;
-        if (!record.approved && record.denied !== true) continue;
-        const answeredAt = record.answeredAt ?? 0;
-        if (latest !== undefined && latest.answeredAt >= answeredAt) continue;
-        latest = { id: row.id, decision: record.approved ? 'approved' : 'denied', version: record.version, expiresAt: toSeconds(row.expires_at), answeredAt };
-      }
-      return latest === undefined ? undefined : { id: latest.id, decision: latest.decision, version: latest.version, expiresAt: latest.expiresAt };
-    },
-    async read(id) {
-      // An id no link has (a NUL byte would fail the query on PostgreSQL) names nothing.
-      if (isUnsafeText(id)) return undefined;
-      const row = await live().where('id', '=', id).executeTakeFirst();
-      if (row === undefined) return undefined;
-      return { ...(JSON.parse(row.payload) as ApprovalRecord), expiresAt: toSeconds(row.expires_at), used: row.consumed_at !== null };
-    },
-    async answer(id, decision) {
-      if (isUnsafeText(id)) return false;
-      const row = await live().where('id', '=', id).where('consumed_at', 'is', null).executeTakeFirst();
-      if (row === undefined) return false;
-      const current = JSON.parse(row.payload) as ApprovalRecord;
-      if (current.approved || current.denied === true) return false;
-      const record: ApprovalRecord = { ...current, approved: decision === 'approved', denied: decision === 'denied', answeredAt: now() };
-      // Compare-and-set on the pending payload: of two answers racing, one wins.
-      const result = await db.updateTable('oauth_records').set({ payload: JSON.stringify(record) })
-        .where('model', '=', APPROVAL_MODEL).where('id', '=', id).where('payload', '=', row.payload)
-        .where('consumed_at', 'is', null).where('expires_at', '>', nowIso()).executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
-    },
+    create: (binding, version, message, ttlSeconds) => insertApproval(rows, publicUrl, { ...binding, version, message, approved: false }, ttlSeconds),
+    findAnswered: (binding) => latestAnswer(rows, binding),
+    read: (id) => readApproval(rows, id),
+    answer: (id, decision) => recordAnswer(rows, id, decision),
     async markUsed(id, executor = db) {
-      await executor.updateTable('oauth_records').set({ consumed_at: nowIso() })
+      await executor.updateTable('oauth_records').set({ consumed_at: rows.nowIso() })
         .where('model', '=', APPROVAL_MODEL).where('id', '=', id).execute();
     },
     async markAllUsed(binding) {
-      await db.updateTable('oauth_records').set({ consumed_at: nowIso() })
+      await db.updateTable('oauth_records').set({ consumed_at: rows.nowIso() })
         .where('model', '=', APPROVAL_MODEL).where('uid', '=', bindingKey(binding)).where('consumed_at', 'is', null).execute();
     },
   };
+}
+
+/** The approval rows of `oauth_records`, on the app's clock. */
+function approvalRows(db: Kysely<Database>, now: () => number) {
+  const nowIso = () => new Date(now()).toISOString();
+  return {
+    db,
+    now,
+    nowIso,
+    /** The unexpired approvals (`id`, `payload`, `expires_at`, `consumed_at`). */
+    live: () => db.selectFrom('oauth_records').select(['id', 'payload', 'expires_at', 'consumed_at'])
+      .where('model', '=', APPROVAL_MODEL).where('expires_at', '>', nowIso()),
+  };
+}
+
+type ApprovalRows = ReturnType<typeof approvalRows>;
+
+const toSeconds = (iso: string | null) => Math.floor(Date.parse(iso ?? '') / 1000);
+
+/** A pending approval, found later by a digest of its binding (the row's `uid`); its id is 192 random bits. */
+async function insertApproval(rows: ApprovalRows, publicUrl: string, record: ApprovalRecord, ttlSeconds: number): Promise<{ url: string; expiresAt: number }> {
+  const id = randomBytes(24).toString('base64url');
+  const expiresAtMs = rows.now() + ttlSeconds * 1000;
+  await rows.db.insertInto('oauth_records').values({
+    model: APPROVAL_MODEL, id, payload: JSON.stringify(record), grant_id: null, uid: bindingKey(record),
+    expires_at: new Date(expiresAtMs).toISOString(), consumed_at: null,
+  }).execute();
+  return { url: `${publicUrl}${APPROVAL_PATH}/${id}`, expiresAt: Math.floor(expiresAtMs / 1000) };
+}
+
+/** Of the unused, unexpired links of this call that were answered, the one answered last. */
+async function latestAnswer(rows: ApprovalRows, binding: ApprovalBinding): Promise<AnsweredCall | undefined> {
+  const found = await rows.live().where('uid', '=', bindingKey(binding)).where('consumed_at', 'is', null).execute();
+  let latest: (AnsweredCall & { answeredAt: number }) | undefined;
+  for (const row of found) {
+    const record = JSON.parse(row.payload) as ApprovalRecord;
+    if (!record.approved && record.denied !== true) continue;
+    const answeredAt = record.answeredAt ?? 0;
+    if (latest !== undefined && latest.answeredAt >= answeredAt) continue;
+    latest = { id: row.id, decision: record.approved ? 'approved' : 'denied', version: record.version, expiresAt: toSeconds(row.expires_at), answeredAt };
+  }
+  return latest === undefined ? undefined : { id: latest.id, decision: latest.decision, version: latest.version, expiresAt: latest.expiresAt };
+}
+
+async function readApproval(rows: ApprovalRows, id: string): Promise<StoredApproval | undefined> {
+  // An id no link has (a NUL byte would fail the query on PostgreSQL) names nothing.
+  if (isUnsafeText(id)) return undefined;
+  const row = await rows.live().where('id', '=', id).executeTakeFirst();
+  if (row === undefined) return undefined;
+  return { ...(JSON.parse(row.payload) as ApprovalRecord), expiresAt: toSeconds(row.expires_at), used: row.consumed_at !== null };
+}
+
+async function recordAnswer(rows: ApprovalRows, id: string, decision: ApprovalDecision): Promise<boolean> {
+  if (isUnsafeText(id)) return false;
+  const row = await rows.live().where('id', '=', id).where('consumed_at', 'is', null).executeTakeFirst();
+  if (row === undefined) return false;
+  const current = JSON.parse(row.payload) as ApprovalRecord;
+  if (current.approved || current.denied === true) return false;
+  const record: ApprovalRecord = { ...current, approved: decision === 'approved', denied: decision === 'denied', answeredAt: rows.now() };
+  // Compare-and-set on the pending payload: of two answers racing, one wins.
+  const result = await rows.db.updateTable('oauth_records').set({ payload: JSON.stringify(record) })
+    .where('model', '=', APPROVAL_MODEL).where('id', '=', id).where('payload', '=', row.payload)
+    .where('consumed_at', 'is', null).where('expires_at', '>', rows.nowIso()).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

@@ -9,8 +9,9 @@
  * of metadata; a client never used expires (adapter.ts).
  */
 import { randomBytes } from 'node:crypto';
-import Router from '@koa/router';
+import Router, { type RouterMiddleware } from '@koa/router';
 import type Koa from 'koa';
+import type Provider from 'oidc-provider';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -21,6 +22,7 @@ import type { OAuthLimits } from '../http/limits.js';
 import { HttpError } from '../http/errors.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RevocationList } from '../auth/revocation.js';
+import type { AppState } from '../http/app-state.js';
 import { createProvider, OAUTH_ROUTES } from './provider.js';
 import { createInteractionRouter } from './interactions.js';
 import { createApprovalLinks, type ApprovalLinks } from './approvals.js';
@@ -34,7 +36,7 @@ export const OAUTH_COOKIE_SECRET = 'oauth-cookie-key';
 
 export interface OAuthServer {
   /** The authorization server's paths and its pages (sign-in, consent, approval links). */
-  routes(limits: OAuthLimits): Router;
+  routes(limits: OAuthLimits): Router<AppState>;
   /** Approval links for destructive calls from clients that cannot confirm (src/mcp/confirmation.ts). */
   readonly approvals: ApprovalLinks;
 }
@@ -88,27 +90,91 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
   provider.on('server_error', (_ctx: unknown, err: unknown) => {
     options.logger.error({ event: 'oauth_server_error', err }, 'OAuth authorization server error');
   });
-  const handle = provider.callback();
-  const approvals = createApprovalLinks(options.db, options.config.publicUrl, () => options.clock.now());
-  const publicUrl = new URL(options.config.publicUrl);
-  // oidc-provider trusts the forwarded headers (provider.ts): on every request of these routes
-  // (its own paths, and the pages that call it) they are ours, PUBLIC_URL's, whatever was sent.
-  const forwardPublicUrl: Koa.Middleware = async (ctx, next) => {
+  const parts: ServerParts = {
+    options, provider, cookieKey, handle: provider.callback(),
+    approvals: createApprovalLinks(options.db, options.config.publicUrl, () => options.clock.now()),
+  };
+  return { approvals: parts.approvals, routes: (limits) => createRoutes(parts, limits) };
+}
+
+/** What the routes are built from, once per server. */
+interface ServerParts {
+  readonly options: OAuthServerOptions;
+  readonly provider: Provider;
+  /** oidc-provider's own request handler (it is a Koa app of its own). */
+  readonly handle: ReturnType<Provider['callback']>;
+  readonly approvals: ApprovalLinks;
+  readonly cookieKey: string;
+}
+
+function createRoutes(parts: ServerParts, limits: OAuthLimits): Router<AppState> {
+  const { options, provider, approvals, cookieKey } = parts;
+  const publicUrl = options.config.publicUrl;
+  const router = new Router<AppState>();
+  router.use(forwardPublicUrl(new URL(publicUrl)));
+  addProviderRoutes(router, delegateTo(parts.handle), limits);
+  const pages = createInteractionRouter({
+    provider, db: options.db, publicUrl, csrfKey: cookieKey, demoSignIn: options.config.seedDemoData, limits,
+    defaultResource: options.audiences.mcp,
+  });
+  router.use(pages.routes());
+  const approvalPage = createApprovalRouter({
+    db: options.db, approvals, publicUrl, csrfKey: cookieKey, demoSignIn: options.config.seedDemoData, limits,
+    now: () => options.clock.now(),
+  });
+  router.use(approvalPage.routes());
+  return router;
+}
+
+/** oidc-provider's own paths, answered by it (`delegate`), registration bounded first. */
+function addProviderRoutes(router: Router<AppState>, delegate: RouterMiddleware<AppState>, limits: OAuthLimits): void {
+  router.all(OAUTH_ROUTES.authorization, delegate);
+  router.get(`${OAUTH_ROUTES.authorization}/:uid`, delegate);
+  router.all(OAUTH_ROUTES.token, delegate);
+  router.options(OAUTH_ROUTES.registration, answerRegistrationPreflight);
+  router.post(OAUTH_ROUTES.registration, admitRegistration(limits), delegate);
+  router.all(OAUTH_ROUTES.revocation, delegate);
+  router.all('/.well-known/oauth-authorization-server', cacheMetadata, delegate);
+  router.all('/.well-known/openid-configuration', cacheMetadata, delegate);
+}
+
+/**
+ * oidc-provider trusts the forwarded headers (provider.ts): on every request of these routes
+ * (its own paths, and the pages that call it) they are ours, PUBLIC_URL's, whatever was sent.
+ */
+function forwardPublicUrl(publicUrl: URL): RouterMiddleware<AppState> {
+  return async (ctx, next) => {
     ctx.req.headers['x-forwarded-host'] = publicUrl.host;
     ctx.req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
     await next();
   };
-  // oidc-provider is a Koa app of its own; it answers these paths with its own context and cookies.
-  const delegate: Koa.Middleware = async (ctx) => {
+}
+
+/** oidc-provider is a Koa app of its own; it answers these paths with its own context and cookies. */
+function delegateTo(handle: ServerParts['handle']): RouterMiddleware<AppState> {
+  return async (ctx) => {
     ctx.respond = false;
     await handle(ctx.req, ctx.res);
   };
-  const metadata: Koa.Middleware = async (ctx, next) => {
-    ctx.res.setHeader('Cache-Control', METADATA_CACHE_CONTROL);
-    await next();
-  };
-  /** Bounded registration: the address's budget, then the size of what it sends. */
-  const admitRegistration = (limits: OAuthLimits): Koa.Middleware => async (ctx, next) => {
+}
+
+const cacheMetadata: RouterMiddleware<AppState> = async (ctx, next) => {
+  ctx.res.setHeader('Cache-Control', METADATA_CACHE_CONTROL);
+  await next();
+};
+
+/**
+ * oidc-provider answers CORS for discovery and the token endpoint but not registration;
+ * browser-based MCP clients register from their own origin (no cookies involved).
+ */
+const answerRegistrationPreflight: RouterMiddleware<AppState> = (ctx) => {
+  ctx.set({ 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': 'content-type', 'Access-Control-Max-Age': '3600' });
+  ctx.status = 204;
+};
+
+/** Bounded registration: the address's budget, then the size of what it sends. */
+function admitRegistration(limits: OAuthLimits): RouterMiddleware<AppState> {
+  return async (ctx, next) => {
     ctx.set('Access-Control-Allow-Origin', '*');
     try {
       await limits.consumeRegistration(ctx.ip);
@@ -122,36 +188,5 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
       return;
     }
     await next();
-  };
-  return {
-    approvals,
-    routes(limits) {
-      const router = new Router();
-      router.use(forwardPublicUrl);
-      router.all(OAUTH_ROUTES.authorization, delegate);
-      router.get(`${OAUTH_ROUTES.authorization}/:uid`, delegate);
-      router.all(OAUTH_ROUTES.token, delegate);
-      // oidc-provider answers CORS for discovery and the token endpoint but not registration;
-      // browser-based MCP clients register from their own origin (no cookies involved).
-      router.options(OAUTH_ROUTES.registration, (ctx) => {
-        ctx.set({ 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': 'content-type', 'Access-Control-Max-Age': '3600' });
-        ctx.status = 204;
-      });
-      router.post(OAUTH_ROUTES.registration, admitRegistration(limits), delegate);
-      router.all(OAUTH_ROUTES.revocation, delegate);
-      router.all('/.well-known/oauth-authorization-server', metadata, delegate);
-      router.all('/.well-known/openid-configuration', metadata, delegate);
-      const pages = createInteractionRouter({
-        provider, db: options.db, publicUrl: options.config.publicUrl, csrfKey: cookieKey, demoSignIn: options.config.seedDemoData, limits,
-        defaultResource: options.audiences.mcp,
-      });
-      router.use(pages.routes());
-      const approvalPage = createApprovalRouter({
-        db: options.db, approvals, publicUrl: options.config.publicUrl, csrfKey: cookieKey, demoSignIn: options.config.seedDemoData, limits,
-        now: () => options.clock.now(),
-      });
-      router.use(approvalPage.routes());
-      return router;
-    },
   };
 }

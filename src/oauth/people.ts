@@ -5,12 +5,14 @@
  * at an external Account (`ACCOUNT_ISSUER`). A person needs an active membership; the token's
  * organization is the first active one. Every refusal is the same one (an unknown email, a wrong
  * password, a person without an active membership), so the page is no oracle for memberships.
+ * The pages sign in through `signInWithinLimit`, under the address's failed-authentication limit.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { DEMO_MEMBERS } from '../seed/identity.js';
 import { isUnsafeText } from '../api/index.js';
+import type { AuthLimits } from '../http/limits.js';
 
 export const DEMO_PASSWORD = 'demo';
 
@@ -47,6 +49,31 @@ export async function signIn(db: Kysely<Database>, email: string, password: stri
   const organizationId = await findActiveOrganization(db, person.id);
   if (organizationId === null) return { ok: false };
   return { ok: true, person: { personId: person.id, organizationId } };
+}
+
+/** A sign-in form's fields. */
+export interface Credentials {
+  readonly email: string;
+  readonly password: string;
+}
+
+/**
+ * `signIn` under the address's failed-authentication limit: the limit is consulted before the
+ * password is checked (over it, even the right password is answered 429, so 429 says nothing
+ * about the password), and a failed sign-in counts against it.
+ */
+export async function signInWithinLimit(
+  db: Kysely<Database>, limits: AuthLimits, address: string, credentials: Credentials, demoEnabled: boolean,
+): Promise<SignInResult> {
+  await limits.assertAuthAllowed(address);
+  const result = await signIn(db, credentials.email, credentials.password, demoEnabled);
+  if (!result.ok) await limits.recordAuthFailure(address);
+  return result;
+}
+
+/** The email and password of a posted sign-in form (empty when missing). */
+export function credentialsOf(form: URLSearchParams): Credentials {
+  return { email: form.get('email') ?? '', password: form.get('password') ?? '' };
 }
 
 export interface PersonSummary {

@@ -6,7 +6,7 @@
  * Account key the resource server trusts) whose `aud` is `/mcp` or `/v1`, refresh-token rotation,
  * revocation. State lives in the database (adapter.ts).
  */
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Account, type Adapter, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { AccountKey } from '../auth/account-key.js';
@@ -84,32 +84,68 @@ function validateClientMetadata(maxBytes: number, ctx: KoaContextWithOIDC | unde
   }
 }
 
+type Settings<K extends keyof Configuration> = NonNullable<Configuration[K]>;
+
 export function createProvider(options: ProviderOptions): Provider {
-  const { audiences, db } = options;
-  const resources = new Map<string, Audience>([[audiences.mcp, 'mcp'], [audiences.api, 'api']]);
-  const accessTokenTTL = Math.min(ACCESS_TOKEN_TTL_SECONDS, options.maxLifetimeSeconds);
-  // A revocation row must outlive its token: the verifier accepts a token until `exp` + tolerance.
-  const revocationSeconds = accessTokenTTL + CLOCK_TOLERANCE_SECONDS;
-  // One factory: it carries the expired-record sweep's clock, shared by every model.
+  const { db } = options;
+  const lifetimes = tokenLifetimes(options.maxLifetimeSeconds);
   const scopes = [...OIDC_SCOPES, ...OAUTH_SCOPES];
+  // One factory: it carries the expired-record sweep's clock, shared by every model.
   const adapter = createAdapterFactory(db, {
-    revocation: options.revocation, now: () => options.clock.now(), fallbackRevocationSeconds: revocationSeconds, clientScopes: new Set(scopes),
+    revocation: options.revocation, now: () => options.clock.now(), fallbackRevocationSeconds: lifetimes.revocationSeconds, clientScopes: new Set(scopes),
   });
-  const issued = adapter(ISSUED_ACCESS_TOKEN);
   const configuration: Configuration = {
     adapter,
     clients: [],
     jwks: { keys: [{ ...options.signingKey.privateJwk }] as never },
-    cookies: {
-      keys: [...options.cookieKeys],
-      // Not the defaults (`_session`…): cookies are not port-scoped, so other local apps would collide.
-      names: { session: 'kf_session', interaction: 'kf_interaction', resume: 'kf_resume' },
-      long: { httpOnly: true, sameSite: 'lax' },
-      short: { httpOnly: true, sameSite: 'lax' },
-    },
+    cookies: cookieSettings(options.cookieKeys),
     scopes,
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
+    ...publicClientSettings(options.maxClientMetadataBytes),
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    pkce: { required: () => true },
+    routes: OAUTH_ROUTES,
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}/${interaction.uid}` },
+    findAccount: (_ctx, sub) => findPerson(db, sub),
+    extraTokenClaims: accessTokenClaims(db, adapter(ISSUED_ACCESS_TOKEN), lifetimes.revocationSeconds),
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    ttl: ttlSettings(lifetimes.accessTokenTTL),
+    features: featureSettings(options.audiences, lifetimes.accessTokenTTL),
+    renderError: renderErrorPage,
+  };
+  const provider = new Provider(options.issuer, configuration);
+  // The public URL, never the request's Host, names every endpoint (index.ts sets the forwarded
+  // host and protocol from PUBLIC_URL on every request it hands over).
+  provider.proxy = true;
+  return provider;
+}
+
+interface TokenLifetimes {
+  readonly accessTokenTTL: number;
+  /** How long a revocation row must live: the verifier accepts a token until `exp` + tolerance. */
+  readonly revocationSeconds: number;
+}
+
+function tokenLifetimes(maxLifetimeSeconds: number): TokenLifetimes {
+  const accessTokenTTL = Math.min(ACCESS_TOKEN_TTL_SECONDS, maxLifetimeSeconds);
+  return { accessTokenTTL, revocationSeconds: accessTokenTTL + CLOCK_TOLERANCE_SECONDS };
+}
+
+function cookieSettings(cookieKeys: readonly string[]): Settings<'cookies'> {
+  return {
+    keys: [...cookieKeys],
+    // Not the defaults (`_session`…): cookies are not port-scoped, so other local apps would collide.
+    names: { session: 'kf_session', interaction: 'kf_interaction', resume: 'kf_resume' },
+    long: { httpOnly: true, sameSite: 'lax' },
+    short: { httpOnly: true, sameSite: 'lax' },
+  };
+}
+
+/** Public clients only, registered under the policy of validateClientMetadata. */
+function publicClientSettings(maxClientMetadataBytes: number): Pick<Configuration, 'clientAuthMethods' | 'clientDefaults' | 'extraClientMetadata'> {
+  return {
     clientAuthMethods: ['none'],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
@@ -120,78 +156,87 @@ export function createProvider(options: ProviderOptions): Provider {
     extraClientMetadata: {
       properties: [POLICY_PROPERTY],
       validator: ((ctx: KoaContextWithOIDC | undefined, _key: string, _value: unknown, metadata: Record<string, unknown>) =>
-        validateClientMetadata(options.maxClientMetadataBytes, ctx, metadata)) as never,
-    },
-    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
-    pkce: { required: () => true },
-    routes: OAUTH_ROUTES,
-    interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}/${interaction.uid}` },
-    async findAccount(_ctx, sub) {
-      const person = await db.selectFrom('persons').select('id').where('id', '=', sub).where('deleted_at', 'is', null).executeTakeFirst();
-      return person === undefined ? undefined : { accountId: sub, claims: async () => ({ sub }) };
-    },
-    async extraTokenClaims(_ctx, token) {
-      if (!('accountId' in token) || typeof token.accountId !== 'string') return undefined;
-      // Recorded (awaited, before the token is handed out) with its grant and for as long as it
-      // can be used, so revoking the grant revokes it on every replica (adapter.ts).
-      if (typeof token.grantId === 'string') await issued.upsert(token.jti, { grantId: token.grantId }, revocationSeconds);
-      // An inactive person's token still names an organization: the resource server then answers membership_inactive.
-      const org = await findActiveOrganization(db, token.accountId) ?? await firstOrganization(db, token.accountId);
-      const scopes = typeof token.scope === 'string' ? token.scope.split(' ') : [];
-      // Write scopes reach a token only through the consent page's "also allow changes"; the
-      // resource server keeps them only when the token says so (docs/security.md#oauth-login).
-      return { org, token_type: 'oauth', ...(scopes.some(isWriteScope) ? { writes_approved: true } : {}) };
-    },
-    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    rotateRefreshToken: true,
-    ttl: {
-      AccessToken: accessTokenTTL,
-      AuthorizationCode: 60,
-      Interaction: 600,
-      Session: 14 * DAY,
-      Grant: 14 * DAY,
-      RefreshToken: 14 * DAY,
-    },
-    features: {
-      devInteractions: { enabled: false },
-      registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
-      // A client revokes its own tokens only.
-      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
-      userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
-      introspection: { enabled: false },
-      // The resource server checks bearer tokens only: a DPoP-bound token would be accepted without its proof.
-      dPoP: { enabled: false },
-      pushedAuthorizationRequests: { enabled: false },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: async () => audiences.mcp,
-        useGrantedResource: async () => true,
-        async getResourceServerInfo(_ctx, resourceIndicator) {
-          if (!resources.has(resourceIndicator)) throw new errors.InvalidTarget('unknown resource');
-          return {
-            scope: OAUTH_SCOPES.join(' '),
-            audience: resourceIndicator,
-            accessTokenTTL,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'ES256' } },
-          };
-        },
-      },
-    },
-    async renderError(ctx, out) {
-      const page = renderError('Sign-in failed', typeof out.error_description === 'string' ? out.error_description : 'The request could not be completed.');
-      ctx.set(pageHeaders(page));
-      ctx.type = 'html';
-      ctx.body = page.body;
+        validateClientMetadata(maxClientMetadataBytes, ctx, metadata)) as never,
     },
   };
-  const provider = new Provider(options.issuer, configuration);
-  // The public URL, never the request's Host, names every endpoint (index.ts sets the forwarded
-  // host and protocol from PUBLIC_URL on every request it hands over).
-  provider.proxy = true;
-  return provider;
 }
+
+/** The account of a token's subject: a person not deleted. */
+async function findPerson(db: Kysely<Database>, sub: string): Promise<Account | undefined> {
+  const person = await db.selectFrom('persons').select('id').where('id', '=', sub).where('deleted_at', 'is', null).executeTakeFirst();
+  return person === undefined ? undefined : { accountId: sub, claims: async () => ({ sub }) };
+}
+
+/** An access token's own claims: its organization, `token_type: oauth`, and `writes_approved` when it carries a write scope. */
+function accessTokenClaims(db: Kysely<Database>, issued: Adapter, revocationSeconds: number): Settings<'extraTokenClaims'> {
+  return async (_ctx, token) => {
+    if (!('accountId' in token) || typeof token.accountId !== 'string') return undefined;
+    // Recorded (awaited, before the token is handed out) with its grant and for as long as it
+    // can be used, so revoking the grant revokes it on every replica (adapter.ts).
+    if (typeof token.grantId === 'string') await issued.upsert(token.jti, { grantId: token.grantId }, revocationSeconds);
+    // An inactive person's token still names an organization: the resource server then answers membership_inactive.
+    const org = await findActiveOrganization(db, token.accountId) ?? await firstOrganization(db, token.accountId);
+    const scopes = typeof token.scope === 'string' ? token.scope.split(' ') : [];
+    // Write scopes reach a token only through the consent page's "also allow changes"; the
+    // resource server keeps them only when the token says so (docs/security.md#oauth-login).
+    return { org, token_type: 'oauth', ...(scopes.some(isWriteScope) ? { writes_approved: true } : {}) };
+  };
+}
+
+function ttlSettings(accessTokenTTL: number): Settings<'ttl'> {
+  return {
+    AccessToken: accessTokenTTL,
+    AuthorizationCode: 60,
+    Interaction: 600,
+    Session: 14 * DAY,
+    Grant: 14 * DAY,
+    RefreshToken: 14 * DAY,
+  };
+}
+
+function featureSettings(audiences: Readonly<Record<Audience, string>>, accessTokenTTL: number): Settings<'features'> {
+  return {
+    devInteractions: { enabled: false },
+    registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
+    // A client revokes its own tokens only.
+    revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+    userinfo: { enabled: false },
+    rpInitiatedLogout: { enabled: false },
+    introspection: { enabled: false },
+    // The resource server checks bearer tokens only: a DPoP-bound token would be accepted without its proof.
+    dPoP: { enabled: false },
+    pushedAuthorizationRequests: { enabled: false },
+    resourceIndicators: resourceIndicatorSettings(audiences, accessTokenTTL),
+  };
+}
+
+/** RFC 8707: the resource is `/mcp` (the default) or `/v1`; its access token is a JWT for that audience. */
+function resourceIndicatorSettings(audiences: Readonly<Record<Audience, string>>, accessTokenTTL: number): Settings<'features'>['resourceIndicators'] {
+  const resources = new Set([audiences.mcp, audiences.api]);
+  return {
+    enabled: true,
+    defaultResource: async () => audiences.mcp,
+    useGrantedResource: async () => true,
+    async getResourceServerInfo(_ctx, resourceIndicator) {
+      if (!resources.has(resourceIndicator)) throw new errors.InvalidTarget('unknown resource');
+      return {
+        scope: OAUTH_SCOPES.join(' '),
+        audience: resourceIndicator,
+        accessTokenTTL,
+        accessTokenFormat: 'jwt',
+        jwt: { sign: { alg: 'ES256' } },
+      };
+    },
+  };
+}
+
+/** oidc-provider's own errors (a bad request, an unknown client) as one of our pages. */
+const renderErrorPage: Settings<'renderError'> = async (ctx, out) => {
+  const page = renderError('Sign-in failed', typeof out.error_description === 'string' ? out.error_description : 'The request could not be completed.');
+  ctx.set(pageHeaders(page));
+  ctx.type = 'html';
+  ctx.body = page.body;
+};
 
 async function firstOrganization(db: Kysely<Database>, personId: string): Promise<string | undefined> {
   const row = await db.selectFrom('memberships').select('organization_id').where('person_id', '=', personId)

@@ -54,15 +54,19 @@ export const CHART_OF_ACCOUNTS: readonly { readonly type: 'debit' | 'credit'; re
   },
 ];
 
-export interface VendorSeed {
+/** A vendor or customer of the demo. */
+export interface PartySeed {
   readonly name: string;
   readonly kind: 'natural' | 'juridical';
   readonly email: string;
-  /** Leaf category key its bills go to. */
+  /** Leaf category key its bills (or invoices) go to. */
   readonly category: string;
-  /** Typical bill range in reais. */
+  /** Typical bill (or invoice) range in reais. */
   readonly min: number;
   readonly max: number;
+}
+
+export interface VendorSeed extends PartySeed {
   /** Monthly bill due on this day, instead of random ones. */
   readonly monthlyDay?: number;
 }
@@ -82,14 +86,7 @@ export const VENDORS: readonly VendorSeed[] = [
   { name: 'Receita Federal — DAS', kind: 'juridical', email: 'nao-responda@receita.fazenda.gov.br', category: 'simples', min: 2100, max: 5200, monthlyDay: 20 },
 ];
 
-export interface CustomerSeed {
-  readonly name: string;
-  readonly kind: 'natural' | 'juridical';
-  readonly email: string;
-  readonly category: string;
-  readonly min: number;
-  readonly max: number;
-}
+export type CustomerSeed = PartySeed;
 
 export const CUSTOMERS: readonly CustomerSeed[] = [
   { name: 'Padaria Pão Dourado Ltda', kind: 'juridical', email: 'compras@paodourado.com.br', category: 'produtos', min: 450, max: 3200 },

@@ -9,10 +9,10 @@ import { createHash } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import type { AuditColumns, Database } from '../store/schema.js';
 import { ANA_PERSON_ID, FILIAL_WORKSPACE_ID, MATRIZ_WORKSPACE_ID } from './ids.js';
-import { ACCOUNTS, CHART_OF_ACCOUNTS, COST_CENTERS, CUSTOMERS, TAXES, VENDORS, type CategoryNode } from './finance-catalog.js';
+import { ACCOUNTS, CHART_OF_ACCOUNTS, COST_CENTERS, CUSTOMERS, TAXES, VENDORS, type CategoryNode, type CustomerSeed, type VendorSeed } from './finance-catalog.js';
 import { createIdFactory, createRandom, generateCnpj, generateCpf } from './finance-documents.js';
 import { addDays, generateTitles, type SeedParty, type TitleContext, type TitleRows } from './finance-titles.js';
-import { addStatements } from './finance-statements.js';
+import { addStatements, type StatementContext } from './finance-statements.js';
 
 type Rows = { [T in keyof Database]?: Insertable<Database[T]>[] };
 
@@ -59,10 +59,53 @@ function buildCategories(plan: WorkspacePlan, nextId: () => string, onDate: stri
   return { rows, ids };
 }
 
+/** The workspace's deterministic draws: ids and random numbers, each taken in a fixed order. */
+interface Draws {
+  readonly nextId: () => string;
+  readonly random: () => number;
+}
+
+type Seeded<T> = { readonly id: string; readonly seed: T };
+
+/** The workspace's company, chart of accounts, accounts, cost centers and taxes. */
+interface Catalog {
+  readonly rows: Rows;
+  readonly chart: ReturnType<typeof buildCategories>;
+  readonly accounts: readonly Seeded<(typeof ACCOUNTS)[number]>[];
+  readonly centers: readonly Seeded<(typeof COST_CENTERS)[number]>[];
+}
+
 function buildWorkspaceRows(plan: WorkspacePlan, today: string): Rows {
-  const nextId = createIdFactory(plan.namespace);
-  const random = createRandom(0x5eed + plan.namespace);
+  const draws: Draws = { nextId: createIdFactory(plan.namespace), random: createRandom(0x5eed + plan.namespace) };
+  const { nextId } = draws;
   const start = addDays(today, -120);
+  const ws = plan.workspaceId;
+  const catalog = buildCatalog(plan, draws, start);
+  const { rows, accounts } = catalog;
+  const vendors = VENDORS.slice(0, plan.vendorCount).map((v) => addParty(rows, ws, draws, catalog, v, true, start));
+  const customers = CUSTOMERS.slice(0, plan.customerCount).map((c) => addParty(rows, ws, draws, catalog, c, false, start));
+  const [main, savings, cash] = accounts.map((a) => a.id) as [string, string, string];
+  const attachmentIds = Array.from({ length: 8 }, () => nextId());
+  const context: TitleContext = {
+    workspaceId: ws, today, random: draws.random, nextId, audit: createAudit, accountIds: { main, savings, cash },
+    costCenterIds: {
+      payable: catalog.centers.filter((c) => c.seed.type !== 'revenue').map((c) => c.id),
+      receivable: catalog.centers.filter((c) => c.seed.type !== 'cost').map((c) => c.id),
+    },
+    attachmentIds,
+  };
+  const titles = generateTitles(context, vendors, customers, plan.oneOffs);
+  addOpeningBalances(titles, ws, accounts, nextId, start);
+  addTransfers(rows, titles, ws, { main, savings, cash }, nextId, today);
+  addAttachments(rows, titles, ws, attachmentIds, start);
+  const all: Rows = { ...rows, titles: titles.titles, allocations: titles.allocations, transactions: titles.transactions, attachment_links: titles.links };
+  // Last, so the ids drawn before it stay what they were.
+  addStatements(all, statementContext(ws, today, nextId, catalog));
+  return all;
+}
+
+/** The catalog's rows (ids drawn in this order: chart, accounts, cost centers, company, taxes); `people` starts empty. */
+function buildCatalog(plan: WorkspacePlan, { nextId, random }: Draws, start: string): Catalog {
   const ws = plan.workspaceId;
   const chart = buildCategories(plan, nextId, start);
   const accounts = ACCOUNTS.map((a) => ({ id: nextId(), seed: a }));
@@ -75,43 +118,31 @@ function buildWorkspaceRows(plan: WorkspacePlan, today: string): Rows {
     taxes: TAXES.map((t) => ({ id: nextId(), workspace_id: ws, name: t.name, default_rate: t.default_rate, active: 1, ...createAudit(start) })),
     people: [],
   };
-  const toParty = (seed: (typeof VENDORS)[number] | (typeof CUSTOMERS)[number], isSupplier: boolean): SeedParty => {
-    const id = nextId();
-    const category = chart.ids.get(seed.category) as { id: string; name: string };
-    rows.people?.push({
-      id, workspace_id: ws, name: seed.name, kind: seed.kind, document_number: seed.kind === 'natural' ? generateCpf(random) : generateCnpj(random),
-      is_customer: isSupplier ? 0 : 1, is_supplier: isSupplier ? 1 : 0, emails: JSON.stringify([seed.email]), deleted_at: null, ...createAudit(start),
-    });
-    return { id, name: seed.name, categoryId: category.id, categoryName: category.name, minCents: toCents(seed.min), maxCents: toCents(seed.max), monthlyDay: 'monthlyDay' in seed ? seed.monthlyDay : undefined };
-  };
-  const vendors = VENDORS.slice(0, plan.vendorCount).map((v) => toParty(v, true));
-  const customers = CUSTOMERS.slice(0, plan.customerCount).map((c) => toParty(c, false));
-  const [main, savings, cash] = accounts.map((a) => a.id) as [string, string, string];
-  const attachmentIds = Array.from({ length: 8 }, () => nextId());
-  const context: TitleContext = {
-    workspaceId: ws, today, random, nextId, audit: createAudit, accountIds: { main, savings, cash },
-    costCenterIds: {
-      payable: centers.filter((c) => c.seed.type !== 'revenue').map((c) => c.id),
-      receivable: centers.filter((c) => c.seed.type !== 'cost').map((c) => c.id),
-    },
-    attachmentIds,
-  };
-  const titles = generateTitles(context, vendors, customers, plan.oneOffs);
-  addOpeningBalances(titles, ws, accounts, nextId, start);
-  addTransfers(rows, titles, ws, { main, savings, cash }, nextId, today);
-  addAttachments(rows, titles, ws, attachmentIds, start);
-  const all: Rows = { ...rows, titles: titles.titles, allocations: titles.allocations, transactions: titles.transactions, attachment_links: titles.links };
-  // Last, so the ids drawn before it stay what they were.
-  addStatements(all, {
-    workspaceId: ws, today, nextId, audit: (on) => createAudit(on),
-    accounts: accounts.map(({ id, seed }) => ({ id, key: seed.key, bankCode: seed.bank_code, accountNumber: seed.account_number })),
-    checkingAccountId: main, bankFeeCategoryId: (chart.ids.get('tributos') as { id: string }).id,
-    adminCostCenterId: (centers.find((c) => c.seed.key === 'adm') as { id: string }).id,
-  });
-  return all;
+  return { rows, chart, accounts, centers };
 }
 
-function addOpeningBalances(titles: TitleRows, ws: string, accounts: { id: string; seed: (typeof ACCOUNTS)[number] }[], nextId: () => string, start: string): void {
+/** Adds a vendor (`isSupplier`) or customer to `rows.people`; returns it as titles see it. */
+function addParty(rows: Rows, ws: string, { nextId, random }: Draws, catalog: Catalog, seed: VendorSeed | CustomerSeed, isSupplier: boolean, start: string): SeedParty {
+  const id = nextId();
+  const category = catalog.chart.ids.get(seed.category) as { id: string; name: string };
+  rows.people?.push({
+    id, workspace_id: ws, name: seed.name, kind: seed.kind, document_number: seed.kind === 'natural' ? generateCpf(random) : generateCnpj(random),
+    is_customer: isSupplier ? 0 : 1, is_supplier: isSupplier ? 1 : 0, emails: JSON.stringify([seed.email]), deleted_at: null, ...createAudit(start),
+  });
+  return { id, name: seed.name, categoryId: category.id, categoryName: category.name, minCents: toCents(seed.min), maxCents: toCents(seed.max), monthlyDay: 'monthlyDay' in seed ? seed.monthlyDay : undefined };
+}
+
+function statementContext(ws: string, today: string, nextId: () => string, catalog: Catalog): StatementContext {
+  const { accounts, chart, centers } = catalog;
+  return {
+    workspaceId: ws, today, nextId, audit: (on) => createAudit(on),
+    accounts: accounts.map(({ id, seed }) => ({ id, key: seed.key, bankCode: seed.bank_code, accountNumber: seed.account_number })),
+    checkingAccountId: accounts[0]?.id as string, bankFeeCategoryId: (chart.ids.get('tributos') as { id: string }).id,
+    adminCostCenterId: (centers.find((c) => c.seed.key === 'adm') as { id: string }).id,
+  };
+}
+
+function addOpeningBalances(titles: TitleRows, ws: string, accounts: readonly Seeded<(typeof ACCOUNTS)[number]>[], nextId: () => string, start: string): void {
   for (const { id, seed } of accounts) {
     titles.transactions.push({
       id: nextId(), workspace_id: ws, financial_account_id: id, type: 'credit', amount_cents: toCents(seed.opening), occurred_at: start,
