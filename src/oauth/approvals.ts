@@ -16,7 +16,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { isUnsafeText } from '../api/index.js';
 
-export const APPROVAL_MODEL = 'Approval';
+const APPROVAL_MODEL = 'Approval';
 export const APPROVAL_PATH = '/account/approvals';
 
 export interface ApprovalBinding {

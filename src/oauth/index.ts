@@ -32,7 +32,7 @@ export { DEMO_PASSWORD } from './people.js';
 export type { ApprovalLinks } from './approvals.js';
 
 /** Its row in `shared_secrets`: signs the authorization server's cookies and the pages' CSRF tokens, the same on every replica. */
-export const OAUTH_COOKIE_SECRET = 'oauth-cookie-key';
+const OAUTH_COOKIE_SECRET = 'oauth-cookie-key';
 
 export interface OAuthServer {
   /** The authorization server's paths and its pages (sign-in, consent, approval links). */

@@ -49,7 +49,7 @@ export interface ProviderOptions {
 }
 
 /** Redirect URIs a registered client may use: https anywhere, http on loopback only, or a private-use scheme (RFC 8252). */
-export function isAllowedRedirectUri(uri: string): boolean {
+function isAllowedRedirectUri(uri: string): boolean {
   let url: URL;
   try {
     url = new URL(uri);
