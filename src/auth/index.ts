@@ -4,7 +4,6 @@
  * `bearer` middleware, the well-known router and (embedded only) token minting.
  * Audiences: `aud` = `${publicUrl}/mcp` at /mcp, `${publicUrl}/v1` at /v1.
  */
-import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -12,6 +11,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../store/schema.js';
 import type { Caller, Channel } from '../identity/caller.js';
 import type { Metrics } from '../http/metrics.js';
+import type { AppMiddleware, AppState } from '../http/app-state.js';
 import type { Audience, Authenticator, Identity } from './types.js';
 import { openEmbeddedAccountKeys, type AccountKey } from './account-key.js';
 import { createRemoteKeySource, type KeyResolver } from './key-source.js';
@@ -32,9 +32,9 @@ export type { AuthLimits, AuthState } from './bearer.js';
 
 export interface AuthModule {
   readonly authenticator: Authenticator;
-  readonly wellKnownRouter: Router;
+  readonly wellKnownRouter: Router<AppState>;
   /** Sets ctx.state.identity, ctx.state.caller (channel mcp|api) and ctx.state.connectionWorkspaceId. */
-  bearer(audience: Audience, limits: AuthLimits): Koa.Middleware;
+  bearer(audience: Audience, limits: AuthLimits): AppMiddleware;
   /** Throws `RevokedTokenError` (src/auth/caller.ts) for a revoked token. */
   loadCaller(identity: Identity, channel: Channel): Promise<Caller>;
   /** Embedded Account only: its signing key (the embedded OAuth server signs with it too, src/oauth). */

@@ -4,7 +4,7 @@
  * It does not check types, magic bytes or file names (src/api/rules/attachments/ does that in the
  * upload operation, for REST and MCP alike) and does not render errors (the REST adapter does).
  */
-import type Koa from 'koa';
+import type { AppContext } from './app-state.js';
 import busboy from 'busboy';
 import type { OperationInput } from '../api/index.js';
 import { ApiError, validationError, type ValidationIssue } from '../api/index.js';
@@ -35,7 +35,7 @@ const DEFAULT_MAX_TITLE_BYTES = 4 * 1024;
  * declared `Content-Length`) is over the cap, `ApiError('VALIDATION_ERROR')` for a malformed
  * body, a missing `file`, a second file or any field other than `title`.
  */
-export async function parseMultipartUpload(ctx: Koa.Context, opts: MultipartOptions): Promise<MultipartUpload> {
+export async function parseMultipartUpload(ctx: AppContext, opts: MultipartOptions): Promise<MultipartUpload> {
   rejectDeclaredOversize(ctx, opts.maxFileBytes);
   const req = ctx.req;
   // The body-memory budget (capped-body.ts): a declared length is reserved before reading; a
@@ -65,7 +65,7 @@ export async function parseMultipartUpload(ctx: Koa.Context, opts: MultipartOpti
 }
 
 /** A declared length far beyond what a capped upload can need is refused before reading a byte. */
-function rejectDeclaredOversize(ctx: Koa.Context, maxFileBytes: number): void {
+function rejectDeclaredOversize(ctx: AppContext, maxFileBytes: number): void {
   if (declaresOversizedBody(ctx.req, maxFileBytes + ENVELOPE_ALLOWANCE_BYTES)) throw tooLarge();
 }
 
@@ -74,7 +74,7 @@ function tooLarge(): HttpError {
   return new HttpError(413, 'The file is larger than the upload limit.', { Connection: 'close' }, 'upload_too_large');
 }
 
-function collectUpload(ctx: Koa.Context, req: Koa.Context['req'], parser: busboy.Busboy, reserveAsRead: boolean): Promise<MultipartUpload> {
+function collectUpload(ctx: AppContext, req: AppContext['req'], parser: busboy.Busboy, reserveAsRead: boolean): Promise<MultipartUpload> {
   return new Promise<MultipartUpload>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
