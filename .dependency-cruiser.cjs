@@ -9,7 +9,9 @@
  *   src/auth  ·  src/http  ·  src/oauth  ·  src/dispatch, src/confirmation  ·  src/mcp (the MCP core)
  *   src/mcp/features: resources → prompts → completions, composed by src/mcp/features/index.ts
  *   src/*.ts (wiring: app, bootstrap, main, startup, starting-app)
- * generated/ and codegen/ stand apart: they reach only src/runtime (codegen/ also the catalogue in src/identity).
+ * generated/ and codegen/ stand apart: they reach only src/runtime (codegen/ also the catalogue in src/identity;
+ * the handler index, generated/handlers.gen.ts, also the handlers in src/api/operations). Only src/bootstrap.ts
+ * imports the registry and the handler index; it injects them (Services.registry).
  *
  * No cycle between folders either: that rule runs in a second pass, `.dependency-cruiser.folders.cjs`
  * (the folder view, which leaves out the imports of the generated handler index; its header says why).
@@ -20,6 +22,9 @@
 
 /** Folders under src/ that make up the transports and the MCP features (everything above src/api). */
 const ABOVE_API = '^src/(auth|http|oauth|mcp|dispatch|confirmation|seed)/';
+
+/** The wiring files at the top of src/. */
+const WIRING = '^src/(app|bootstrap|main|startup|starting-app)\\.ts$';
 
 /** The generated handler index: the one generated module that imports src/ beyond src/runtime (the handlers in src/api/operations). */
 const HANDLER_INDEX = '^generated/handlers\\.gen\\.ts$';
@@ -122,6 +127,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/mcp/features/prompts/' },
       to: { path: ['^src/mcp/features/completions/', '^src/mcp/features/index\\.ts$', '^src/app\\.ts$'] },
+    },
+    {
+      name: 'wiring-at-the-top',
+      comment: 'The wiring files (src/app.ts, src/bootstrap.ts, src/main.ts, src/startup.ts, src/starting-app.ts) are imported by nothing in the folders of src/: src/http takes narrow service types (HealthServices, ShutdownServices), not bootstrap\'s Services.',
+      severity: 'error',
+      from: { path: '^src/[^/]+/' },
+      to: { path: WIRING },
     },
     {
       name: 'http-not-auth',
