@@ -6,16 +6,17 @@
  */
 import Koa from 'koa';
 import type { Services } from './bootstrap.js';
+import type { AppState } from './http/app-state.js';
 import { createAppErrorListener, requestObservability } from './http/observability.js';
 import { createHealthRouter } from './http/health.js';
 import { createRestRouter } from './http/rest.js';
 import { renderRestFallbacks } from './http/rest-fallback.js';
 import { createMcpRouter } from './mcp/router.js';
 import { createFinanceProviders } from './mcp/features/index.js';
-import { routes, tools, resourceTemplates } from '../generated/registry.gen.js';
 
-export function createApp(services: Services): Koa {
-  const app = new Koa();
+export function createApp(services: Services): Koa<AppState> {
+  const { routes, tools, resourceTemplates } = services.registry;
+  const app = new Koa<AppState>();
   app.proxy = services.config.trustProxy;
   // Behind one trusted proxy only its own (rightmost) X-Forwarded-For entry is believed: the
   // entries to its left are whatever the client sent, and would let it choose its address.

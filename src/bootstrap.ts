@@ -1,7 +1,10 @@
 /**
  * Builds the long-lived services of one process from a `Config`: database (migrated, seeded
- * when configured), the Account/authenticator, counters, the operation service. Used by
- * `main.ts` and by the test harness, so both run exactly the same wiring.
+ * when configured), the Account/authenticator, counters, the operation service, and the
+ * generated registry the surfaces are built from. Used by `main.ts` and by the test harness, so
+ * both run exactly the same wiring. The only importer of generated/registry.gen.ts and
+ * generated/handlers.gen.ts (dependency-cruiser rule registries-only-bootstrap): everything else
+ * receives them through `Services.registry`.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -11,13 +14,23 @@ import { openDatabase, type OpenedDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { seedDemoData } from './seed/index.js';
 import { createAuth, type AuthModule } from './auth/index.js';
-import { createOperationService, type OperationService } from './api/index.js';
+import { createOperationService, type OperationHandler, type OperationService } from './api/index.js';
 import { handlers } from '../generated/handlers.gen.js';
 import { createLimits, type Limits } from './http/limits.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
-import { routes } from '../generated/registry.gen.js';
+import { resourceTemplates, routes, tools } from '../generated/registry.gen.js';
+import type { OperationViews } from './runtime/views.js';
 import { createOAuthServer, type OAuthServer } from './oauth/index.js';
 import { clockDate, systemClock, type Clock } from './runtime/clock.js';
+
+/** The generated registry, injected into the surfaces: the REST routes, MCP tools and resource templates, and every handler. */
+export interface Registry extends OperationViews {
+  /** Every operation's handler by operationId (generated/handlers.gen.ts). */
+  readonly handlers: Readonly<Record<string, OperationHandler>>;
+}
+
+/** The registry of this build: generated/registry.gen.ts and generated/handlers.gen.ts. */
+const registry: Registry = { routes, tools, resourceTemplates, handlers };
 
 export interface Services {
   readonly config: Config;
@@ -28,6 +41,8 @@ export interface Services {
   readonly limits: Limits;
   readonly metrics: Metrics;
   readonly operations: OperationService;
+  /** The generated registry (routes, tools, resource templates, handlers) the surfaces are built from. */
+  readonly registry: Registry;
   /** The embedded Account's OAuth authorization server; null with an external Account (ACCOUNT_ISSUER). */
   readonly oauth: OAuthServer | null;
   /** The process's one clock (src/runtime/clock.ts); tests pass a manual one. */
@@ -66,7 +81,7 @@ function assemble(
   config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule, oauth: OAuthServer | null, clock: Clock,
 ): Services {
   const operations = createOperationService({
-    db: store.db, routes, handlers, budget: limits.budget, now: () => clockDate(clock),
+    db: store.db, routes: registry.routes, handlers: registry.handlers, budget: limits.budget, now: () => clockDate(clock),
     requestDeadlineMs: config.requestDeadlineMs, dialect: store.dialect, statementTimeoutMs: config.databaseStatementTimeoutMs,
   });
   return {
@@ -78,6 +93,7 @@ function assemble(
     limits,
     metrics,
     operations,
+    registry,
     oauth,
     clock,
     async close() {

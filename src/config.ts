@@ -118,25 +118,39 @@ function readRedisKeyPrefix(env: Env): string {
   return raw;
 }
 
+/** An external Account is named by both variables or by neither (both null: the embedded Account). */
+function readExternalAccount(env: Env): Pick<Config, 'accountIssuer' | 'accountJwksUrl'> {
+  const accountIssuer = readUrl(env, 'ACCOUNT_ISSUER', ['http:', 'https:']);
+  const accountJwksUrl = readUrl(env, 'ACCOUNT_JWKS_URL', ['http:', 'https:']);
+  if ((accountIssuer === null) !== (accountJwksUrl === null)) {
+    throw new ConfigError(accountIssuer === null ? 'ACCOUNT_ISSUER' : 'ACCOUNT_JWKS_URL', 'ACCOUNT_ISSUER and ACCOUNT_JWKS_URL are set together');
+  }
+  return { accountIssuer, accountJwksUrl };
+}
+
+/** Unset: a key is generated once (into DATA_DIR; with DATABASE_URL the replicas share one generated key through the database). */
+function readConfirmationKey(env: Env): string | null {
+  const confirmationKey = env.CONFIRMATION_KEY || null;
+  if (confirmationKey !== null && !/^[A-Za-z0-9_-]{43}$/.test(confirmationKey)) {
+    throw new ConfigError('CONFIRMATION_KEY', 'must be 32 bytes, base64url-encoded (43 characters)');
+  }
+  return confirmationKey;
+}
+
+function readAllowedOrigins(env: Env): readonly string[] {
+  return (env.ALLOWED_ORIGINS ?? 'http://localhost:*,http://127.0.0.1:*')
+    .split(',').map((o) => o.trim()).filter((o) => o.length > 0);
+}
+
 export function loadConfig(env: Env, cwd = '.'): Config {
   const port = readInt(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const publicUrl = (readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
-  const accountIssuer = readUrl(env, 'ACCOUNT_ISSUER', ['http:', 'https:']);
-  const accountJwksUrl = readUrl(env, 'ACCOUNT_JWKS_URL', ['http:', 'https:']);
-  if ((accountIssuer === null) !== (accountJwksUrl === null)) {
-    throw new ConfigError(accountIssuer === null ? 'ACCOUNT_ISSUER' : 'ACCOUNT_JWKS_URL', 'ACCOUNT_ISSUER and ACCOUNT_JWKS_URL are set together');
-  }
-  const confirmationKey = env.CONFIRMATION_KEY || null;
-  if (confirmationKey !== null && !/^[A-Za-z0-9_-]{43}$/.test(confirmationKey)) {
-    throw new ConfigError('CONFIRMATION_KEY', 'must be 32 bytes, base64url-encoded (43 characters)');
-  }
-  // Unset with DATABASE_URL: the replicas share one generated key through the database.
-  const replicaMode = databaseUrl !== null;
-  const origins = (env.ALLOWED_ORIGINS ?? 'http://localhost:*,http://127.0.0.1:*')
-    .split(',').map((o) => o.trim()).filter((o) => o.length > 0);
+  const account = readExternalAccount(env);
+  const confirmationKey = readConfirmationKey(env);
+  const allowedOrigins = readAllowedOrigins(env);
   return {
     port,
     host,
@@ -146,9 +160,8 @@ export function loadConfig(env: Env, cwd = '.'): Config {
     redisUrl,
     redisKeyPrefix: readRedisKeyPrefix(env),
     readinessRequiresRedis: readBool(env, 'READINESS_REQUIRES_REDIS', true),
-    accountIssuer,
-    accountJwksUrl,
-    allowedOrigins: origins,
+    ...account,
+    allowedOrigins,
     logLevel: env.LOG_LEVEL || 'info',
     confirmationKey,
     metricsToken: env.METRICS_TOKEN || null,
@@ -159,16 +172,24 @@ export function loadConfig(env: Env, cwd = '.'): Config {
     apiReadBudget: readInt(env, 'API_READ_BUDGET', 1200, 1, 10_000_000),
     apiWriteBudget: readInt(env, 'API_WRITE_BUDGET', 300, 1, 10_000_000),
     apiBudgetWindowSeconds: readInt(env, 'API_BUDGET_WINDOW_SECONDS', 60, 1, 86_400),
-    seedDemoData: readBool(env, 'SEED_DEMO_DATA', !replicaMode),
+    // Replicas (DATABASE_URL) share one database: nobody seeds it by default.
+    seedDemoData: readBool(env, 'SEED_DEMO_DATA', databaseUrl === null),
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
-    databaseConnectTimeoutMs: readInt(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 120_000),
-    databaseStatementTimeoutMs: readInt(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
-    databaseIdleTimeoutMs: readInt(env, 'DATABASE_IDLE_TIMEOUT_MS', 10_000, 1_000, 3_600_000),
-    databaseStartupTimeoutMs: readInt(env, 'DATABASE_STARTUP_TIMEOUT_MS', 60_000, 0, 3_600_000),
+    ...readDatabaseTimeouts(env),
     // At least one largest body (the 14,680,064-byte /mcp cap), or such a body could never be read.
     maxInflightBodyBytes: readInt(env, 'MAX_INFLIGHT_BODY_BYTES', 64 * 1024 * 1024, 16 * 1024 * 1024, 16 * 1024 * 1024 * 1024),
     ...readHttpTimeouts(env),
     requestDeadlineMs: readInt(env, 'REQUEST_DEADLINE_MS', 10_000, 1, 600_000),
+  };
+}
+
+function readDatabaseTimeouts(env: Env): Pick<Config,
+  'databaseConnectTimeoutMs' | 'databaseStatementTimeoutMs' | 'databaseIdleTimeoutMs' | 'databaseStartupTimeoutMs'> {
+  return {
+    databaseConnectTimeoutMs: readInt(env, 'DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 120_000),
+    databaseStatementTimeoutMs: readInt(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    databaseIdleTimeoutMs: readInt(env, 'DATABASE_IDLE_TIMEOUT_MS', 10_000, 1_000, 3_600_000),
+    databaseStartupTimeoutMs: readInt(env, 'DATABASE_STARTUP_TIMEOUT_MS', 60_000, 0, 3_600_000),
   };
 }
 

@@ -4,19 +4,20 @@
  * SIGTERM/SIGINT. Exits non-zero when start-up fails, e.g. no database within
  * `DATABASE_STARTUP_TIMEOUT_MS`.
  */
-import { pino } from 'pino';
-import { loadConfig, ConfigError } from './config.js';
+import { pino, type Logger } from 'pino';
+import { loadConfig, ConfigError, type Config } from './config.js';
 import { startServer } from './startup.js';
+import type { GracefulServer } from './http/server.js';
 import { buildLoggerOptions } from './http/observability.js';
 import { PACKAGE_ROOT } from './package-root.js';
 import { tokenCommandFor } from './auth/token-args.js';
 
-async function main(): Promise<void> {
-  let config;
+/** The configuration of the environment; an invalid one ends the process with status 2, naming the variable. */
+function readConfig(): Config {
   try {
     // A relative DATA_DIR is read from the project folder, as `npm run token` reads it, whatever
     // folder the process was started from.
-    config = loadConfig(process.env, PACKAGE_ROOT);
+    return loadConfig(process.env, PACKAGE_ROOT);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`Invalid configuration: ${err.message}\n`);
@@ -24,8 +25,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = pino(buildLoggerOptions(config.logLevel));
-  const { server, ready } = await startServer(config, logger);
+}
+
+/** SIGTERM and SIGINT drain the server, then exit; the answer says whether a stop was asked. */
+function stopOnSignals(server: GracefulServer, logger: Logger): () => boolean {
   let stopping = false;
   // Repeated signals join the same drain (Ctrl-C under `npm start` delivers SIGINT twice: from
   // the terminal and forwarded by npm); a second one must not kill the process mid-drain.
@@ -39,12 +42,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  try {
-    await ready;
-  } catch (err) {
-    if (stopping) return;
-    throw err;
-  }
+  return () => stopping;
+}
+
+/** The log line of a started server and, embedded, the banner: where to connect and how to mint a token. */
+function announce(config: Config, server: GracefulServer, logger: Logger): void {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, mcp: `${config.publicUrl}/mcp`, mode: config.databaseUrl ? 'replica' : 'embedded' }, 'kobana-finance listening');
@@ -54,6 +56,20 @@ async function main(): Promise<void> {
         `  Mint a token: ${tokenCommandFor(config, PACKAGE_ROOT)}\n\n`,
     );
   }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = pino(buildLoggerOptions(config.logLevel));
+  const { server, ready } = await startServer(config, logger);
+  const stopping = stopOnSignals(server, logger);
+  try {
+    await ready;
+  } catch (err) {
+    if (stopping()) return;
+    throw err;
+  }
+  announce(config, server, logger);
 }
 
 main().catch((err: unknown) => {

@@ -9,9 +9,10 @@ import Koa from 'koa';
 import { serviceUnavailable } from './api/index.js';
 import { databaseUnavailableRejection, setPreEraHeaders } from './mcp/respond.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from './store/db-unavailable.js';
+import type { AppState } from './http/app-state.js';
 
-export function createStartingApp(): Koa {
-  const app = new Koa();
+export function createStartingApp(): Koa<AppState> {
+  const app = new Koa<AppState>();
   app.use(async function answerWhileStarting(ctx) {
     ctx.set('Cache-Control', 'no-store');
     if (ctx.path === '/healthz' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {

@@ -6,12 +6,12 @@
  * connection's default workspace (not one of the token's organization → 403).
  * Rendering the HttpErrors it throws is each surface's job.
  */
-import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { AuthState, Caller, Channel } from '../identity/caller.js';
+import type { Caller, Channel } from '../identity/caller.js';
 import { throttleFailure, type AuthLimits } from '../http/limits.js';
 import { HttpError } from '../http/errors.js';
+import type { AppContext, AppMiddleware } from '../http/app-state.js';
 import { isUuid } from '../runtime/values.js';
 import type { Audience, Authenticator, Identity } from './types.js';
 import { buildAuthError, type ChallengeUrls, type TokenFailureReason } from './challenge.js';
@@ -34,7 +34,7 @@ function readFirst(value: string | string[] | undefined): string | undefined {
   return first === undefined || first === '' ? undefined : first;
 }
 
-export function readConnectionWorkspace(ctx: Koa.Context): string | undefined {
+export function readConnectionWorkspace(ctx: AppContext): string | undefined {
   return readFirst(ctx.get('x-workspace-id') || undefined) ?? readFirst(ctx.query.workspace_id);
 }
 
@@ -61,13 +61,13 @@ async function assertWorkspaceInOrganization(db: Kysely<Database>, workspaceId: 
   throw new HttpError(403, denied.message, {}, 'workspace_not_in_organization', audience === 'api' ? denied.toEnvelope() : undefined);
 }
 
-async function authenticateRequest(deps: BearerDeps, ctx: Koa.Context, audience: Audience): Promise<Identity> {
+async function authenticateRequest(deps: BearerDeps, ctx: AppContext, audience: Audience): Promise<Identity> {
   if (ctx.query.access_token !== undefined) throw buildAuthError(deps.challenge, audience, 'token_in_query');
   return deps.authenticator.verify(ctx.get('authorization') || undefined, audience);
 }
 
 /** The caller; a revoked token (read in the same statement as the caller's identity version) is a failed authentication. */
-async function loadLiveCaller(deps: BearerDeps, ctx: Koa.Context, identity: Identity, audience: Audience, limits: AuthLimits): Promise<Caller> {
+async function loadLiveCaller(deps: BearerDeps, ctx: AppContext, identity: Identity, audience: Audience, limits: AuthLimits): Promise<Caller> {
   try {
     return await deps.loadCaller(identity, audience === 'mcp' ? 'mcp' : 'api');
   } catch (err) {
@@ -78,7 +78,7 @@ async function loadLiveCaller(deps: BearerDeps, ctx: Koa.Context, identity: Iden
   }
 }
 
-export function createBearer(deps: BearerDeps, audience: Audience, limits: AuthLimits): Koa.Middleware {
+export function createBearer(deps: BearerDeps, audience: Audience, limits: AuthLimits): AppMiddleware {
   return async function verifyBearer(ctx, next) {
     let identity: Identity;
     try {
@@ -94,10 +94,9 @@ export function createBearer(deps: BearerDeps, audience: Audience, limits: AuthL
     if (connectionWorkspaceId !== undefined && !(caller.membership?.workspaceIds.includes(connectionWorkspaceId) ?? false)) {
       await assertWorkspaceInOrganization(deps.db, connectionWorkspaceId, identity.organizationId, audience);
     }
-    const state = ctx.state as AuthState;
-    state.identity = identity;
-    state.caller = caller;
-    state.connectionWorkspaceId = connectionWorkspaceId;
+    ctx.state.identity = identity;
+    ctx.state.caller = caller;
+    ctx.state.connectionWorkspaceId = connectionWorkspaceId;
     await next();
   };
 }

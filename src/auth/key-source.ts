@@ -64,76 +64,109 @@ export function createRemoteKeySource(options: RemoteKeySourceOptions): KeyResol
   return createCachedKeySource({ ...options, load: () => fetchKeySet(options.url, timeoutMs) }).resolve;
 }
 
-export function createCachedKeySource(options: CachedKeySourceOptions): CachedKeySource {
-  const cooldownMs = options.cooldownMs ?? 30_000;
-  const maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
-  const now = options.now ?? systemClock.now;
-  let set: JSONWebKeySet | null = options.initial ?? null;
-  let local: ReturnType<typeof createLocalJWKSet> | null = set === null ? null : createLocalJWKSet(set);
-  let fetchedAt = set === null ? 0 : now();
-  let lastAttemptAt = Number.NEGATIVE_INFINITY;
-  let inflight: Promise<void> | null = null;
+type LocalKeySet = ReturnType<typeof createLocalJWKSet>;
 
-  const coolingDown = () => now() - lastAttemptAt < cooldownMs;
-  const retryAfter = () => Math.max(1, Math.ceil((lastAttemptAt + cooldownMs - now()) / 1000));
+/**
+ * The held key set and its loads: one load at a time, which concurrent callers share. A load
+ * never throws: a failed one keeps the held set and is reported through `onFetch`.
+ */
+class HeldKeySet {
+  set: JSONWebKeySet | null;
+  local: LocalKeySet | null;
+  inflight: Promise<void> | null = null;
+  private fetchedAt: number;
+  private lastAttemptAt = Number.NEGATIVE_INFINITY;
+  private readonly cooldownMs: number;
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
 
-  /** One fetch at a time; concurrent callers share it. Never throws: the outcome is in the state. */
-  function refresh(): Promise<void> {
-    if (inflight) return inflight;
-    lastAttemptAt = now();
-    inflight = options.load().then(
-      (jwks) => {
-        set = jwks;
-        local = createLocalJWKSet(jwks);
-        fetchedAt = now();
-        options.onFetch?.('ok');
-      },
-      () => {
-        options.onFetch?.('error');
-      },
-    ).finally(() => {
-      inflight = null;
-    });
-    return inflight;
+  constructor(private readonly options: CachedKeySourceOptions) {
+    this.cooldownMs = options.cooldownMs ?? 30_000;
+    this.maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
+    this.now = options.now ?? systemClock.now;
+    this.set = options.initial ?? null;
+    this.local = this.set === null ? null : createLocalJWKSet(this.set);
+    this.fetchedAt = this.set === null ? 0 : this.now();
   }
 
-  /**
-   * 503 (`AccountUnavailableError`) only while no key set was ever loaded: nothing at all can be
-   * verified then, and nothing the client sent is at fault. Once a set is held, a `kid` it does
-   * not name is an unknown key (401), always: outside the cooldown one reload is tried first
-   * (concurrent lookups join it); inside the cooldown — right after a failed load too — nothing
-   * is reloaded and the held set decides. The cooldown means "do not reload", not "fail"; a failed
-   * load keeps the held set and is reported through `onFetch`. So made-up `kid`s during an outage
-   * get deterministic 401s, which the failed-authentication limit counts (it does not count
-   * 503s), and a key rotated during an outage is accepted once a load succeeds again.
-   */
-  const resolve: KeyResolver = async (header, token) => {
-    if (local === null) {
-      if (!coolingDown()) await refresh();
-      else if (inflight) await inflight;
-      if (local === null) throw new AccountUnavailableError(retryAfter());
-    } else if (now() - fetchedAt > maxAgeMs && !coolingDown()) {
-      await refresh();
+  /** A load was tried less than a cooldown ago: do not load again (on a miss or after a failure). */
+  coolingDown(): boolean {
+    return this.now() - this.lastAttemptAt < this.cooldownMs;
+  }
+
+  stale(): boolean {
+    return this.now() - this.fetchedAt > this.maxAgeMs;
+  }
+
+  /** Seconds until the cooldown ends (at least 1): the Retry-After of an AccountUnavailableError. */
+  retryAfterSeconds(): number {
+    return Math.max(1, Math.ceil((this.lastAttemptAt + this.cooldownMs - this.now()) / 1000));
+  }
+
+  refresh(): Promise<void> {
+    if (this.inflight) return this.inflight;
+    this.lastAttemptAt = this.now();
+    this.inflight = this.options.load().then(
+      (jwks) => {
+        this.set = jwks;
+        this.local = createLocalJWKSet(jwks);
+        this.fetchedAt = this.now();
+        this.options.onFetch?.('ok');
+      },
+      () => {
+        this.options.onFetch?.('error');
+      },
+    ).finally(() => {
+      this.inflight = null;
+    });
+    return this.inflight;
+  }
+
+  /** Outside the cooldown: a load. Inside it: only the load already in flight, if any. */
+  async reloadUnlessCoolingDown(): Promise<void> {
+    if (!this.coolingDown()) await this.refresh();
+    else if (this.inflight) await this.inflight;
+  }
+}
+
+/**
+ * 503 (`AccountUnavailableError`) only while no key set was ever loaded: nothing at all can be
+ * verified then, and nothing the client sent is at fault. Once a set is held, a `kid` it does
+ * not name is an unknown key (401), always: outside the cooldown one reload is tried first
+ * (concurrent lookups join it); inside the cooldown — right after a failed load too — nothing
+ * is reloaded and the held set decides. The cooldown means "do not reload", not "fail"; a failed
+ * load keeps the held set and is reported through `onFetch`. So made-up `kid`s during an outage
+ * get deterministic 401s, which the failed-authentication limit counts (it does not count
+ * 503s), and a key rotated during an outage is accepted once a load succeeds again.
+ */
+function createResolver(held: HeldKeySet): KeyResolver {
+  return async (header, token) => {
+    if (held.local === null) {
+      await held.reloadUnlessCoolingDown();
+      if (held.local === null) throw new AccountUnavailableError(held.retryAfterSeconds());
+    } else if (held.stale() && !held.coolingDown()) {
+      await held.refresh();
     }
     try {
-      return await (local as ReturnType<typeof createLocalJWKSet>)(header, token);
+      return await (held.local as LocalKeySet)(header, token);
     } catch (err) {
       if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
       // Cooling down with no load in flight: the held set decides (an unknown key).
-      if (inflight === null && coolingDown()) throw err;
-      await refresh();
+      if (held.inflight === null && held.coolingDown()) throw err;
+      await held.refresh();
       // The reloaded set, or the held one when the load failed; still no such key → unknown key.
-      return (local as ReturnType<typeof createLocalJWKSet>)(header, token);
+      return (held.local as LocalKeySet)(header, token);
     }
   };
+}
+
+export function createCachedKeySource(options: CachedKeySourceOptions): CachedKeySource {
+  const held = new HeldKeySet(options);
   return {
-    resolve,
+    resolve: createResolver(held),
     async keySet() {
-      if (local === null || now() - fetchedAt > maxAgeMs) {
-        if (!coolingDown()) await refresh();
-        else if (inflight) await inflight;
-      }
-      return set;
+      if (held.local === null || held.stale()) await held.reloadUnlessCoolingDown();
+      return held.set;
     },
   };
 }

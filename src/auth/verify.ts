@@ -102,65 +102,91 @@ function extractToken(authorization: string | undefined): string {
   return token;
 }
 
-export function createAuthenticator(options: AuthenticatorOptions): Authenticator & { clearCache(): void } {
-  const verified = new Lru<string, Identity>(options.cacheSize ?? 10_000);
+/** Whether a token's person and organization still exist, cached for SUBJECT_TTL_MS (deleted ones too). */
+function createSubjectCheck(db: Kysely<Database>, clock: Clock) {
   const subjects = new Lru<string, { live: boolean; checkedAt: number }>(10_000);
 
-  async function assertSubjectLive(identity: Identity): Promise<void> {
-    const key = `${identity.organizationId}:${identity.personId}`;
-    const cached = subjects.get(key);
-    if (cached && options.clock.now() - cached.checkedAt < SUBJECT_TTL_MS) {
-      if (!cached.live) throw new TokenRejected('subject_deleted');
-      return;
-    }
-    const person = await options.db.selectFrom('persons').select('deleted_at').where('id', '=', identity.personId).executeTakeFirst();
-    const org = await options.db.selectFrom('organizations').select('deleted_at').where('id', '=', identity.organizationId).executeTakeFirst();
-    const live = person !== undefined && person.deleted_at === null && org !== undefined && org.deleted_at === null;
-    subjects.set(key, { live, checkedAt: options.clock.now() });
-    if (!live) throw new TokenRejected('subject_deleted');
+  async function readLive(identity: Identity): Promise<boolean> {
+    const person = await db.selectFrom('persons').select('deleted_at').where('id', '=', identity.personId).executeTakeFirst();
+    const org = await db.selectFrom('organizations').select('deleted_at').where('id', '=', identity.organizationId).executeTakeFirst();
+    return person !== undefined && person.deleted_at === null && org !== undefined && org.deleted_at === null;
   }
 
-  async function verifyToken(token: string, audience: Audience): Promise<Identity> {
-    const cacheKey = `${audience}:${createHash('sha256').update(token).digest('base64url')}`;
-    const hit = verified.get(cacheKey);
-    if (hit && hit.expiresAt + CLOCK_TOLERANCE_SECONDS > options.clock.now() / 1000) return hit;
-    if (hit) verified.delete(cacheKey);
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, options.keys, {
-        issuer: options.issuer,
-        audience: options.audiences[audience],
-        algorithms: ['ES256'],
-        clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        requiredClaims: ['sub', 'exp', 'jti'],
-        currentDate: new Date(options.clock.now()),
-      }));
-    } catch (err) {
-      if (err instanceof AccountUnavailableError) throw err;
-      throw new TokenRejected(classifyJoseError(err));
-    }
-    assertHygiene(payload, options.audiences, options.maxLifetimeSeconds, options.clock.now());
-    const identity = readIdentity(payload);
-    verified.set(cacheKey, identity);
-    return identity;
+  return {
+    async assertLive(identity: Identity): Promise<void> {
+      const key = `${identity.organizationId}:${identity.personId}`;
+      const cached = subjects.get(key);
+      const fresh = cached !== undefined && clock.now() - cached.checkedAt < SUBJECT_TTL_MS;
+      const live = fresh ? cached.live : await readLive(identity);
+      if (!fresh) subjects.set(key, { live, checkedAt: clock.now() });
+      if (!live) throw new TokenRejected('subject_deleted');
+    },
+    clear: () => subjects.clear(),
+  };
+}
+
+/** `jwtVerify` with the Account's keys and every claim rule; a jose error becomes the TokenRejected of its reason. */
+async function verifySignedToken(token: string, audience: Audience, options: AuthenticatorOptions): Promise<Identity> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, options.keys, {
+      issuer: options.issuer,
+      audience: options.audiences[audience],
+      algorithms: ['ES256'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      requiredClaims: ['sub', 'exp', 'jti'],
+      currentDate: new Date(options.clock.now()),
+    }));
+  } catch (err) {
+    if (err instanceof AccountUnavailableError) throw err;
+    throw new TokenRejected(classifyJoseError(err));
   }
+  assertHygiene(payload, options.audiences, options.maxLifetimeSeconds, options.clock.now());
+  return readIdentity(payload);
+}
+
+/** Verified tokens by audience and hash, kept until `exp` (+ the clock tolerance); failures are never cached. */
+function createVerificationCache(options: AuthenticatorOptions) {
+  const verified = new Lru<string, Identity>(options.cacheSize ?? 10_000);
+  return {
+    async verify(token: string, audience: Audience): Promise<Identity> {
+      const cacheKey = `${audience}:${createHash('sha256').update(token).digest('base64url')}`;
+      const hit = verified.get(cacheKey);
+      if (hit && hit.expiresAt + CLOCK_TOLERANCE_SECONDS > options.clock.now() / 1000) return hit;
+      if (hit) verified.delete(cacheKey);
+      const identity = await verifySignedToken(token, audience, options);
+      verified.set(cacheKey, identity);
+      return identity;
+    },
+    clear: () => verified.clear(),
+  };
+}
+
+/** A rejected token becomes its 401 challenge, an unreachable Account a 503; both are counted. Anything else is rethrown. */
+function toAuthError(err: unknown, audience: Audience, options: AuthenticatorOptions): unknown {
+  if (err instanceof TokenRejected) {
+    options.onFailure?.(err.reason);
+    return buildAuthError(options.challenge, audience, err.reason);
+  }
+  if (err instanceof AccountUnavailableError) {
+    options.onFailure?.('account_unavailable');
+    return buildUnavailableError(err.retryAfterSeconds);
+  }
+  return err;
+}
+
+export function createAuthenticator(options: AuthenticatorOptions): Authenticator & { clearCache(): void } {
+  const verified = createVerificationCache(options);
+  const subjects = createSubjectCheck(options.db, options.clock);
 
   async function check(authorization: string | undefined, audience: Audience, revocation: boolean): Promise<Identity> {
     try {
-      const identity = await verifyToken(extractToken(authorization), audience);
+      const identity = await verified.verify(extractToken(authorization), audience);
       if (revocation && await options.revocation.isRevoked(identity.tokenId)) throw new TokenRejected('revoked');
-      await assertSubjectLive(identity);
+      await subjects.assertLive(identity);
       return identity;
     } catch (err) {
-      if (err instanceof TokenRejected) {
-        options.onFailure?.(err.reason);
-        throw buildAuthError(options.challenge, audience, err.reason);
-      }
-      if (err instanceof AccountUnavailableError) {
-        options.onFailure?.('account_unavailable');
-        throw buildUnavailableError(err.retryAfterSeconds);
-      }
-      throw err;
+      throw toAuthError(err, audience, options);
     }
   }
 

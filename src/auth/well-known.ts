@@ -6,6 +6,7 @@
  * Serving them is all this module does; nothing here verifies a token.
  */
 import Router from '@koa/router';
+import type { AppState } from '../http/app-state.js';
 import type { JSONWebKeySet } from 'jose';
 import { OAUTH_SCOPES } from '../identity/scopes.js';
 
@@ -29,8 +30,8 @@ function describeResource(options: WellKnownOptions, resourcePath: '/mcp' | '/v1
   };
 }
 
-export function createWellKnownRouter(options: WellKnownOptions): Router {
-  const router = new Router();
+export function createWellKnownRouter(options: WellKnownOptions): Router<AppState> {
+  const router = new Router<AppState>();
   const mcp = describeResource(options, '/mcp');
   const api = describeResource(options, '/v1');
   const send = (body: unknown) => (ctx: { set(field: string, value: string): void; body: unknown }) => {

@@ -5,8 +5,9 @@
  * workspace before a surface runs. A field is optional where a middleware earlier in the chain may
  * not have run (the health routes, a request refused before authentication).
  */
+import type Koa from 'koa';
 import type { Logger } from 'pino';
-import type { Caller, Identity } from '../identity/caller.js';
+import type { AuthState, Caller, Identity } from '../identity/caller.js';
 
 export interface AppState {
   /** `Request-Id` of this request (observability). */
@@ -21,4 +22,20 @@ export interface AppState {
   caller?: Caller;
   /** `X-Workspace-Id` header or `?workspace_id=` (authentication); resolveWorkspace checks it. */
   connectionWorkspaceId?: string;
+}
+
+/** A request's context in this app, `ctx.state` typed (`Koa.ParameterizedContext<AppState>`). */
+export type AppContext = Koa.ParameterizedContext<AppState>;
+
+/** A middleware of this app (`Koa.Middleware<AppState>`). */
+export type AppMiddleware = Koa.Middleware<AppState>;
+
+/**
+ * The fields `bearer` sets, for a surface mounted behind it. Their absence is a wiring mistake,
+ * never the client's: an internal error naming the surface (answered 500 INTERNAL), not a cast.
+ */
+export function requireAuthenticated(state: AppState, surface: string): AuthState {
+  const { identity, caller, connectionWorkspaceId } = state;
+  if (identity === undefined || caller === undefined) throw new Error(`${surface}: the bearer middleware did not run before it`);
+  return { identity, caller, connectionWorkspaceId };
 }

@@ -114,70 +114,103 @@ export function readBodyWithinLimit(req: IncomingMessage, limit: number): Promis
   } catch (error) {
     return Promise.reject(error as Error);
   }
-  // A declared body within the limit is read straight into one buffer of its size: no list of
-  // socket chunks concatenated at the end, so a held body costs its size once, not twice.
-  const whole = declared !== null && declared > 0 && declared <= limit ? Buffer.allocUnsafeSlow(declared) : null;
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (declared === null && received <= limit) {
-        try {
-          reserveBodyMemory(req, chunk.length);
-        } catch (error) {
-          cleanup();
-          chunks.length = 0;
-          reject(error as Error);
-          return;
-        }
-      }
-      if (received > limit) {
-        cleanup();
-        // Keep the socket flowing so the client can read the refusal; nothing more is buffered.
-        req.on('error', () => undefined);
-        req.resume();
-        resolve(null);
-        return;
-      }
-      if (whole === null) {
-        chunks.push(chunk);
-        return;
-      }
-      // The HTTP parser delivers exactly Content-Length bytes; anything past it is kept anyway.
-      const offset = received - chunk.length;
-      const fits = Math.max(0, Math.min(chunk.length, whole.length - offset));
-      if (fits > 0) chunk.copy(whole, offset, 0, fits);
-      if (fits < chunk.length) chunks.push(chunk.subarray(fits));
-    };
-    const onEnd = (): void => {
-      cleanup();
-      if (whole !== null) {
-        const head = whole.subarray(0, Math.min(received, whole.length));
-        resolve(chunks.length === 0 ? head : Buffer.concat([head, ...chunks]));
-        return;
-      }
-      resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, received));
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      reject(error);
-    };
-    // Destroyed without an error (the connection cut at the shutdown deadline): never 'end'.
-    const onClose = (): void => {
-      if (req.complete) return;
-      cleanup();
-      reject(abortedBody());
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
+  return new Promise((resolve, reject) => new CappedBodyReader(req, limit, declared, resolve, reject).start());
+}
+
+/**
+ * One body being read under its cap. A declared body within the limit is read straight into one
+ * buffer of its size: no list of socket chunks concatenated at the end, so a held body costs its
+ * size once, not twice. Any other body is kept as its chunks.
+ */
+class CappedBodyReader {
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+  private readonly whole: Buffer | null;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly limit: number,
+    /** The declared Content-Length (already reserved), or null for a chunked body, which reserves as it is read. */
+    private readonly declared: number | null,
+    private readonly resolve: (body: Buffer | null) => void,
+    private readonly reject: (error: Error) => void,
+  ) {
+    this.whole = declared !== null && declared > 0 && declared <= limit ? Buffer.allocUnsafeSlow(declared) : null;
+  }
+
+  start(): void {
+    this.req.on('data', this.onData);
+    this.req.on('end', this.onEnd);
+    this.req.on('error', this.onError);
+    this.req.on('close', this.onClose);
+  }
+
+  private stop(): void {
+    this.req.off('data', this.onData);
+    this.req.off('end', this.onEnd);
+    this.req.off('error', this.onError);
+    this.req.off('close', this.onClose);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.received += chunk.length;
+    if (this.declared === null && this.received <= this.limit && !this.reserve(chunk)) return;
+    if (this.received > this.limit) {
+      this.stop();
+      // Keep the socket flowing so the client can read the refusal; nothing more is buffered.
+      this.req.on('error', () => undefined);
+      this.req.resume();
+      this.resolve(null);
+      return;
+    }
+    this.keep(chunk);
+  };
+
+  /** A chunked body's bytes are reserved as they arrive; false (and the 503 rejected) when the budget is spent. */
+  private reserve(chunk: Buffer): boolean {
+    try {
+      reserveBodyMemory(this.req, chunk.length);
+      return true;
+    } catch (error) {
+      this.stop();
+      this.chunks.length = 0;
+      this.reject(error as Error);
+      return false;
+    }
+  }
+
+  private keep(chunk: Buffer): void {
+    if (this.whole === null) {
+      this.chunks.push(chunk);
+      return;
+    }
+    // The HTTP parser delivers exactly Content-Length bytes; anything past it is kept anyway.
+    const offset = this.received - chunk.length;
+    const fits = Math.max(0, Math.min(chunk.length, this.whole.length - offset));
+    if (fits > 0) chunk.copy(this.whole, offset, 0, fits);
+    if (fits < chunk.length) this.chunks.push(chunk.subarray(fits));
+  }
+
+  private readonly onEnd = (): void => {
+    this.stop();
+    const { whole, chunks, received } = this;
+    if (whole !== null) {
+      const head = whole.subarray(0, Math.min(received, whole.length));
+      this.resolve(chunks.length === 0 ? head : Buffer.concat([head, ...chunks]));
+      return;
+    }
+    this.resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, received));
+  };
+
+  private readonly onError = (error: Error): void => {
+    this.stop();
+    this.reject(error);
+  };
+
+  /** Destroyed without an error (the connection cut at the shutdown deadline): never 'end'. */
+  private readonly onClose = (): void => {
+    if (this.req.complete) return;
+    this.stop();
+    this.reject(abortedBody());
+  };
 }

@@ -8,7 +8,6 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
-import type Koa from 'koa';
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -18,8 +17,9 @@ import { createWriteProbe, type WriteProbe } from '../store/write-probe.js';
 import { throttleFailure, type Limits } from './limits.js';
 import type { Metrics } from './metrics.js';
 import { HttpError } from './errors.js';
+import type { AppContext, AppMiddleware, AppState } from './app-state.js';
 
-/** What the health endpoints read (the app passes its Services). */
+/** What the health endpoints read (the app passes its Services, which satisfy it). */
 export interface HealthServices {
   readonly config: Config;
   readonly db: Kysely<Database>;
@@ -79,7 +79,7 @@ export function matchesMetricsToken(authorization: string | undefined, token: st
 }
 
 /** Counts a failed attempt; false (and the 429 + Retry-After answered) when the address is over the limit. */
-async function admitFailedAttempt(ctx: Koa.Context, limits: HealthServices['limits']): Promise<boolean> {
+async function admitFailedAttempt(ctx: AppContext, limits: HealthServices['limits']): Promise<boolean> {
   try {
     await throttleFailure(limits, ctx.ip);
     return true;
@@ -92,16 +92,14 @@ async function admitFailedAttempt(ctx: Koa.Context, limits: HealthServices['limi
   }
 }
 
-export function createHealthRouter(services: HealthServices): Router {
-  const router = new Router();
-  const writes = createWriteProbe(services.db, services.clock, services.logger);
+function reportAlive(ctx: AppContext): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { status: 'ok' };
+}
 
-  router.get('/healthz', function reportAlive(ctx) {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { status: 'ok' };
-  });
-
-  router.get('/readyz', async function reportReady(ctx) {
+/** `GET /readyz`: 200 while every required check is ok, else 503 + Retry-After; the checks either way. */
+function createReadinessReport(services: HealthServices, writes: WriteProbe): AppMiddleware {
+  return async function reportReady(ctx) {
     const checks = await checkReadiness(services, writes);
     ctx.set('Cache-Control', 'no-store');
     // Limits fail open without Redis; READINESS_REQUIRES_REDIS=false keeps the replica in rotation then.
@@ -113,9 +111,12 @@ export function createHealthRouter(services: HealthServices): Router {
     ctx.status = 503;
     ctx.set('Retry-After', READY_RETRY_AFTER_SECONDS);
     ctx.body = { status: 'unavailable', checks };
-  });
+  };
+}
 
-  router.get('/metrics', async function exposeMetrics(ctx) {
+/** `GET /metrics`: the Prometheus text behind METRICS_TOKEN; not served (404) without one. */
+function createMetricsExposition(services: HealthServices): AppMiddleware {
+  return async function exposeMetrics(ctx) {
     const token = services.config.metricsToken;
     // No token configured: the series are not public; scrape through a protected deployment instead.
     if (token === null) {
@@ -135,7 +136,14 @@ export function createHealthRouter(services: HealthServices): Router {
     ctx.set('Cache-Control', 'no-store');
     ctx.type = services.metrics.registry.contentType;
     ctx.body = await services.metrics.registry.metrics();
-  });
+  };
+}
 
+export function createHealthRouter(services: HealthServices): Router<AppState> {
+  const router = new Router<AppState>();
+  const writes = createWriteProbe(services.db, services.clock, services.logger);
+  router.get('/healthz', reportAlive);
+  router.get('/readyz', createReadinessReport(services, writes));
+  router.get('/metrics', createMetricsExposition(services));
   return router;
 }

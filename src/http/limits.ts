@@ -280,14 +280,23 @@ function toRetryAfter(ms: number): string {
   return String(Math.max(1, Math.ceil(ms / 1000)));
 }
 
-export async function createLimits(config: Config, logger: Logger, metrics: Metrics, options: LimitsOptions = {}): Promise<Limits> {
-  const now = options.now ?? systemClock.now;
-  const prefix = options.keyPrefix ?? config.redisKeyPrefix;
-  const { failOver: failOverVia, reportFailure } = createFailOver(logger, metrics, options.errorLogIntervalMs ?? 30_000, now);
+/** Runs `primary` on the shared counters, or `fallback` on this process's when Redis fails (createFailOver). */
+type FailOver = <T>(primary: () => Promise<T>, fallback: () => Promise<T>, what: string) => Promise<T>;
+
+/** Where the counters live: Redis behind its circuit breaker when REDIS_URL is set; null → memory only. */
+interface SharedCounters {
+  readonly redis: Redis | null;
+  readonly breaker: CircuitBreaker | null;
+  readonly failOver: FailOver;
+}
+
+/** Counts a rejection in `rate_limit_rejections_total`. */
+type CountRejection = (kind: RateLimitKind, channel: string) => void;
+
+async function connectCounters(config: Config, logger: Logger, metrics: Metrics, options: LimitsOptions, now: () => number): Promise<SharedCounters> {
+  const { failOver, reportFailure } = createFailOver(logger, metrics, options.errorLogIntervalMs ?? 30_000, now);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : null;
   const breaker = redis ? createRedisBreaker(redis, options.redisRetryIntervalMs ?? 1_000, reportFailure, logger) : null;
-  const failOver = <T>(primary: () => Promise<T>, fallback: () => Promise<T>, what: string): Promise<T> =>
-    failOverVia(breaker, primary, fallback, what);
   if (redis) {
     // ioredis reports connection trouble as events; the failures are counted where commands fail.
     redis.on('error', () => undefined);
@@ -295,31 +304,41 @@ export async function createLimits(config: Config, logger: Logger, metrics: Metr
       logger.error({ err: err instanceof Error ? err.message : 'unknown' }, 'redis unavailable at start-up: limits fail open to per-process counters');
     });
   }
+  return { redis, breaker, failOver: (primary, fallback, what) => failOver(breaker, primary, fallback, what) };
+}
 
-  const buildLimiter = (keyPrefix: string, points: number, duration: number) => {
-    const memory = new RateLimiterMemory({ keyPrefix: `${prefix}${keyPrefix}`, points, duration });
-    const shared: RateLimiterAbstract = redis
-      ? new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}${keyPrefix}`, points, duration, rejectIfRedisNotReady: true })
-      : memory;
-    return { shared, memory };
-  };
-  const protocol = buildLimiter('protocol', config.protocolRateLimitPerMinute, 60);
-  const authFailures = buildLimiter('authfail', config.authFailureLimitPerMinute, 60);
-  const registrations = buildLimiter('oauthreg', REGISTRATION_LIMIT_PER_HOUR, 3600);
+/** Readiness of the shared counter store; 'absent' when counters are in memory by configuration. */
+async function checkCounters({ redis, breaker }: SharedCounters): Promise<'up' | 'down' | 'absent'> {
+  if (!redis || !breaker) return 'absent';
+  // Open circuit: down without waiting. Closed: a PING through the breaker, so a hung Redis
+  // seen first by the readiness probe already spares the requests their timeout.
+  if (!breaker.closed) return 'down';
+  try {
+    return (await breaker.fire(() => redis.ping())) === 'PONG' ? 'up' : 'down';
+  } catch {
+    return 'down';
+  }
+}
 
+async function closeCounters({ redis, breaker }: SharedCounters): Promise<void> {
+  breaker?.shutdown();
+  if (redis) {
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}
+
+/** The API budget per person per organization (read and write, sliding window: locateWindow … describeBudget). */
+function createBudget(config: Config, counters: SharedCounters, prefix: string, now: () => number, reject: CountRejection): ApiBudget {
   const memoryWindows = new MemoryWindowStore();
-  const windows: WindowStore = redis ? new RedisWindowStore(redis, prefix) : memoryWindows;
+  const windows: WindowStore = counters.redis ? new RedisWindowStore(counters.redis, prefix) : memoryWindows;
   const windowMs = config.apiBudgetWindowSeconds * 1000;
-
-  const reject = (kind: RateLimitKind, channel: string) => metrics.rateLimitRejections.inc({ kind, channel });
-
-  const budget: ApiBudget = {
+  return {
     // `channel` is optional so OperationService may pass `caller.channel` for the metric label.
     async consume(personId: string, organizationId: string, kind: 'read' | 'write', channel: string = 'any'): Promise<BudgetDecision> {
       const limit = kind === 'read' ? config.apiReadBudget : config.apiWriteBudget;
       const key = `budget:${kind}:${organizationId}:${personId}`;
       const position = locateWindow(now(), windowMs);
-      const { admitted, counts } = await failOver(
+      const { admitted, counts } = await counters.failOver(
         () => windows.hit(key, position, limit, windowMs),
         () => memoryWindows.hit(key, position, limit),
         'budget',
@@ -335,58 +354,80 @@ export async function createLimits(config: Config, logger: Logger, metrics: Metr
       return describeBudget(counts, position, windowMs, limit);
     },
   };
+}
 
+/** A rate-limiter-flexible limiter on the shared counters, and its per-process twin that decides while Redis fails. */
+interface LimiterPair {
+  readonly shared: RateLimiterAbstract;
+  readonly memory: RateLimiterMemory;
+}
+
+function createLimiterPair(redis: Redis | null, keyPrefix: string, points: number, duration: number): LimiterPair {
+  const memory = new RateLimiterMemory({ keyPrefix, points, duration });
+  const shared: RateLimiterAbstract = redis
+    ? new RateLimiterRedis({ storeClient: redis, keyPrefix, points, duration, rejectIfRedisNotReady: true })
+    : memory;
+  return { shared, memory };
+}
+
+/** How a limit over its count is answered: the metric's labels and the 429's message and reason. */
+interface Refusal {
+  readonly kind: RateLimitKind;
+  readonly channel: string;
+  readonly message: string;
+  readonly reason: string;
+}
+
+/** The counter-based limits of docs/security.md#limits: protocol requests, failed authentications, client registrations. */
+function createCounterLimits(config: Config, counters: SharedCounters, prefix: string, reject: CountRejection) {
+  const limiter = (name: string, points: number, duration: number) => createLimiterPair(counters.redis, `${prefix}${name}`, points, duration);
+  const protocol = limiter('protocol', config.protocolRateLimitPerMinute, 60);
+  const authFailures = limiter('authfail', config.authFailureLimitPerMinute, 60);
+  const registrations = limiter('oauthreg', REGISTRATION_LIMIT_PER_HOUR, 3600);
+  const consume = (pair: LimiterPair, key: string, what: string) => counters.failOver(() => pair.shared.consume(key), () => pair.memory.consume(key), what);
+  /** Counts one point for `key`; over the limit → the rejection counted and HttpError 429 + Retry-After. */
+  async function consumeOrRefuse(pair: LimiterPair, key: string, what: string, refusal: Refusal): Promise<void> {
+    try {
+      await consume(pair, key, what);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      reject(refusal.kind, refusal.channel);
+      throw new HttpError(429, refusal.message, { 'Retry-After': toRetryAfter(err.msBeforeNext) }, refusal.reason);
+    }
+  }
   return {
-    budget,
-    async consumeProtocol(subject, channel = 'mcp') {
-      try {
-        await failOver(() => protocol.shared.consume(subject), () => protocol.memory.consume(subject), 'protocol');
-      } catch (err) {
-        if (!(err instanceof RateLimiterRes)) throw err;
-        reject('protocol', channel);
-        throw new HttpError(429, 'Too many requests. Retry later.', { 'Retry-After': toRetryAfter(err.msBeforeNext) }, 'rate_limited_protocol');
-      }
-    },
-    async assertAuthAllowed(address) {
-      const res = await failOver(() => authFailures.shared.get(address), () => authFailures.memory.get(address), 'auth_failure');
+    consumeProtocol: (subject: string, channel: 'mcp' | 'api' = 'mcp') =>
+      consumeOrRefuse(protocol, subject, 'protocol', { kind: 'protocol', channel, message: 'Too many requests. Retry later.', reason: 'rate_limited_protocol' }),
+    async assertAuthAllowed(address: string) {
+      const res = await counters.failOver(() => authFailures.shared.get(address), () => authFailures.memory.get(address), 'auth_failure');
       if (res && res.consumedPoints >= config.authFailureLimitPerMinute) {
         reject('auth_failure', 'any');
         throw new HttpError(429, 'Too many failed authentications. Retry later.', { 'Retry-After': toRetryAfter(res.msBeforeNext) }, 'rate_limited_auth');
       }
     },
-    async recordAuthFailure(address) {
+    async recordAuthFailure(address: string) {
       try {
-        await failOver(() => authFailures.shared.consume(address), () => authFailures.memory.consume(address), 'auth_failure');
+        await consume(authFailures, address, 'auth_failure');
       } catch (err) {
         // Over the limit already: assertAuthAllowed rejects the next attempt; nothing more to count.
         if (!(err instanceof RateLimiterRes)) throw err;
       }
     },
-    async consumeRegistration(address) {
-      try {
-        await failOver(() => registrations.shared.consume(address), () => registrations.memory.consume(address), 'registration');
-      } catch (err) {
-        if (!(err instanceof RateLimiterRes)) throw err;
-        reject('registration', 'any');
-        throw new HttpError(429, 'Too many client registrations from this address. Retry later.', { 'Retry-After': toRetryAfter(err.msBeforeNext) }, 'rate_limited_registration');
-      }
-    },
-    async checkRedis() {
-      if (!redis || !breaker) return 'absent';
-      // Open circuit: down without waiting. Closed: a PING through the breaker, so a hung Redis
-      // seen first by the readiness probe already spares the requests their timeout.
-      if (!breaker.closed) return 'down';
-      try {
-        return (await breaker.fire(() => redis.ping())) === 'PONG' ? 'up' : 'down';
-      } catch {
-        return 'down';
-      }
-    },
-    async close() {
-      breaker?.shutdown();
-      if (redis) {
-        await redis.quit().catch(() => redis.disconnect());
-      }
-    },
+    consumeRegistration: (address: string) => consumeOrRefuse(registrations, address, 'registration', {
+      kind: 'registration', channel: 'any', message: 'Too many client registrations from this address. Retry later.', reason: 'rate_limited_registration',
+    }),
+  };
+}
+
+export async function createLimits(config: Config, logger: Logger, metrics: Metrics, options: LimitsOptions = {}): Promise<Limits> {
+  const now = options.now ?? systemClock.now;
+  const prefix = options.keyPrefix ?? config.redisKeyPrefix;
+  const counters = await connectCounters(config, logger, metrics, options, now);
+  const reject: CountRejection = (kind, channel) => metrics.rateLimitRejections.inc({ kind, channel });
+  return {
+    budget: createBudget(config, counters, prefix, now, reject),
+    ...createCounterLimits(config, counters, prefix, reject),
+    checkRedis: () => checkCounters(counters),
+    close: () => closeCounters(counters),
   };
 }

@@ -4,7 +4,7 @@
  * It does not check types, magic bytes or file names (src/api/rules/attachments/ does that in the
  * upload operation, for REST and MCP alike) and does not render errors (the REST adapter does).
  */
-import type Koa from 'koa';
+import type { AppContext } from './app-state.js';
 import busboy from 'busboy';
 import type { OperationInput } from '../api/index.js';
 import { ApiError, validationError, type ValidationIssue } from '../api/index.js';
@@ -35,7 +35,7 @@ const DEFAULT_MAX_TITLE_BYTES = 4 * 1024;
  * declared `Content-Length`) is over the cap, `ApiError('VALIDATION_ERROR')` for a malformed
  * body, a missing `file`, a second file or any field other than `title`.
  */
-export async function parseMultipartUpload(ctx: Koa.Context, opts: MultipartOptions): Promise<MultipartUpload> {
+export async function parseMultipartUpload(ctx: AppContext, opts: MultipartOptions): Promise<MultipartUpload> {
   rejectDeclaredOversize(ctx, opts.maxFileBytes);
   const req = ctx.req;
   // The body-memory budget (capped-body.ts): a declared length is reserved before reading; a
@@ -61,11 +61,11 @@ export async function parseMultipartUpload(ctx: Koa.Context, opts: MultipartOpti
   } catch {
     throw validationError([{ path: 'body', message: 'The body must be multipart/form-data with a boundary.' }]);
   }
-  return collectUpload(ctx, req, parser, declared === null);
+  return collectUpload(ctx, parser, declared === null);
 }
 
 /** A declared length far beyond what a capped upload can need is refused before reading a byte. */
-function rejectDeclaredOversize(ctx: Koa.Context, maxFileBytes: number): void {
+function rejectDeclaredOversize(ctx: AppContext, maxFileBytes: number): void {
   if (declaresOversizedBody(ctx.req, maxFileBytes + ENVELOPE_ALLOWANCE_BYTES)) throw tooLarge();
 }
 
@@ -74,84 +74,117 @@ function tooLarge(): HttpError {
   return new HttpError(413, 'The file is larger than the upload limit.', { Connection: 'close' }, 'upload_too_large');
 }
 
-function collectUpload(ctx: Koa.Context, req: Koa.Context['req'], parser: busboy.Busboy, reserveAsRead: boolean): Promise<MultipartUpload> {
+type FileStream = Parameters<busboy.BusboyEvents['file']>[1];
+
+/** One upload being read: the file's bytes so far, its title, the issues found, and whether it settled. */
+class UploadCollector {
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+  private file: { fileName: string; contentType: string } | undefined;
+  private fileDone = false;
+  private finished = false;
+  private title: string | undefined;
+  private readonly issues: ValidationIssue[] = [];
+  private settled = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly parser: busboy.Busboy,
+    /** A chunked upload reserves its file bytes from the body-memory budget as they arrive. */
+    private readonly reserveAsRead: boolean,
+    private readonly resolve: (upload: MultipartUpload) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  fail(error: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.chunks.length = 0;
+    // Stop parsing and buffering. The rest of the body is discarded (never held) only until
+    // the error response is flushed; `Connection: close` then makes Node destroy the socket.
+    // Discarding instead of pausing lets a client that is still sending read the response
+    // instead of a connection reset in the common small-overflow case.
+    this.ctx.req.unpipe(this.parser);
+    this.ctx.req.resume();
+    this.ctx.set('Connection', 'close');
+    this.reject(error);
+  }
+
+  /** The parser closed: the upload is complete once its file part has ended too. */
+  finish(): void {
+    this.finished = true;
+    this.resolveWhenComplete();
+  }
+
+  onFile(name: string, stream: FileStream, info: busboy.FileInfo): void {
+    if (name !== 'file' || this.file !== undefined) {
+      stream.resume();
+      this.fail(validationError([{ path: name === 'file' ? 'file' : name, message: 'Only one file part named "file" is accepted.' }]));
+      return;
+    }
+    this.file = { fileName: info.filename ?? '', contentType: info.mimeType };
+    stream.on('data', (chunk: Buffer) => this.onFileData(chunk));
+    stream.on('limit', () => this.fail(tooLarge()));
+    stream.on('error', (error: Error) => this.fail(malformed(error)));
+    stream.on('end', () => {
+      this.fileDone = true;
+      this.resolveWhenComplete();
+    });
+  }
+
+  onField(name: string, value: string, info: busboy.FieldInfo): void {
+    if (name !== 'title') {
+      this.issues.push({ path: name.slice(0, 100), message: 'Unknown field; only "file" and "title" are accepted.' });
+    } else if (info.valueTruncated) {
+      this.issues.push({ path: 'title', message: 'The title is too long.' });
+    } else if (this.title !== undefined) {
+      this.issues.push({ path: 'title', message: 'The title may appear only once.' });
+    } else {
+      this.title = value;
+    }
+  }
+
+  private onFileData(chunk: Buffer): void {
+    if (this.settled) return;
+    if (this.reserveAsRead) {
+      try {
+        reserveBodyMemory(this.ctx.req, chunk.length);
+      } catch (error) {
+        this.fail(error as Error);
+        return;
+      }
+    }
+    this.received += chunk.length;
+    this.chunks.push(chunk);
+  }
+
+  private resolveWhenComplete(): void {
+    if (this.settled || !this.finished || (this.file !== undefined && !this.fileDone)) return;
+    if (this.file === undefined) this.issues.push({ path: 'file', message: 'A file part named "file" is required.' });
+    if (this.issues.length > 0 || this.file === undefined) {
+      this.fail(validationError(this.issues));
+      return;
+    }
+    this.settled = true;
+    const bytes = Buffer.concat(this.chunks, this.received);
+    this.chunks.length = 0;
+    const { title } = this;
+    this.resolve({ fileName: this.file.fileName, contentType: this.file.contentType, bytes, ...(title !== undefined ? { title } : {}) });
+  }
+}
+
+function collectUpload(ctx: AppContext, parser: busboy.Busboy, reserveAsRead: boolean): Promise<MultipartUpload> {
+  const req = ctx.req;
   return new Promise<MultipartUpload>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let file: { fileName: string; contentType: string } | undefined;
-    let fileDone = false;
-    let finished = false;
-    let title: string | undefined;
-    const issues: ValidationIssue[] = [];
-    let settled = false;
-
-    const fail = (error: Error): void => {
-      if (settled) return;
-      settled = true;
-      chunks.length = 0;
-      // Stop parsing and buffering. The rest of the body is discarded (never held) only until
-      // the error response is flushed; `Connection: close` then makes Node destroy the socket.
-      // Discarding instead of pausing lets a client that is still sending read the response
-      // instead of a connection reset in the common small-overflow case.
-      req.unpipe(parser);
-      req.resume();
-      ctx.set('Connection', 'close');
-      reject(error);
-    };
-    const maybeResolve = (): void => {
-      if (settled || !finished || (file !== undefined && !fileDone)) return;
-      if (file === undefined) issues.push({ path: 'file', message: 'A file part named "file" is required.' });
-      if (issues.length > 0) return fail(validationError(issues));
-      settled = true;
-      const bytes = Buffer.concat(chunks, received);
-      chunks.length = 0;
-      resolve({ fileName: file!.fileName, contentType: file!.contentType, bytes, ...(title !== undefined ? { title } : {}) });
-    };
-
-    parser.on('file', (name, stream, info) => {
-      if (name !== 'file' || file !== undefined) {
-        stream.resume();
-        return fail(validationError([{ path: name === 'file' ? 'file' : name, message: 'Only one file part named "file" is accepted.' }]));
-      }
-      file = { fileName: info.filename ?? '', contentType: info.mimeType };
-      stream.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        if (reserveAsRead) {
-          try {
-            reserveBodyMemory(req, chunk.length);
-          } catch (error) {
-            return fail(error as Error);
-          }
-        }
-        received += chunk.length;
-        chunks.push(chunk);
-      });
-      stream.on('limit', () => fail(tooLarge()));
-      stream.on('error', (error: Error) => fail(malformed(error)));
-      stream.on('end', () => {
-        fileDone = true;
-        maybeResolve();
-      });
-    });
-    parser.on('field', (name, value, info) => {
-      if (name !== 'title') {
-        issues.push({ path: name.slice(0, 100), message: 'Unknown field; only "file" and "title" are accepted.' });
-      } else if (info.valueTruncated) {
-        issues.push({ path: 'title', message: 'The title is too long.' });
-      } else if (title !== undefined) {
-        issues.push({ path: 'title', message: 'The title may appear only once.' });
-      } else {
-        title = value;
-      }
-    });
+    const upload = new UploadCollector(ctx, parser, reserveAsRead, resolve, reject);
+    const fail = (error: Error): void => upload.fail(error);
+    parser.on('file', (name, stream, info) => upload.onFile(name, stream, info));
+    parser.on('field', (name, value, info) => upload.onField(name, value, info));
     parser.on('filesLimit', () => fail(validationError([{ path: 'file', message: 'Only one file part is accepted.' }])));
     parser.on('fieldsLimit', () => fail(validationError([{ path: 'body', message: 'Too many fields.' }])));
     parser.on('partsLimit', () => fail(validationError([{ path: 'body', message: 'Too many parts.' }])));
     parser.on('error', (error: unknown) => fail(malformed(error)));
-    parser.on('close', () => {
-      finished = true;
-      maybeResolve();
-    });
+    parser.on('close', () => upload.finish());
     req.on('aborted', () => fail(new HttpError(400, 'The request body was aborted.', {}, 'upload_aborted')));
     req.on('error', (error: Error) => fail(malformed(error)));
     // Destroyed without an error (the connection cut at the shutdown deadline): never 'end'.

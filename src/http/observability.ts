@@ -7,9 +7,9 @@
  * `settleClientAbort` take a client that went away (routine, not an error).
  */
 import { randomUUID } from 'node:crypto';
-import type Koa from 'koa';
 import type { Logger, LoggerOptions } from 'pino';
 import type { Metrics } from './metrics.js';
+import type { AppContext, AppMiddleware } from './app-state.js';
 
 /**
  * pino `redact.paths` for every logger of the process: credentials and argument/body values are
@@ -59,7 +59,7 @@ function readCode(err: object): string | undefined {
  * error looks like an abort, and this request's connection is really gone before the answer was
  * sent — a reset of the database's or Redis's connection while the client waits is a real failure.
  */
-export function isClientAbort(ctx: Koa.Context, err: unknown): boolean {
+export function isClientAbort(ctx: AppContext, err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const code = readCode(err);
   const message = (err as { message?: unknown }).message;
@@ -75,7 +75,7 @@ export function isClientAbort(ctx: Koa.Context, err: unknown): boolean {
  * line without a stack (never "unhandled error"), status 499 for the access line and the
  * counter, nothing to send. Returns false (and does nothing) for any other error.
  */
-export function settleClientAbort(ctx: Koa.Context, log: FailureLog, err: unknown): boolean {
+export function settleClientAbort(ctx: AppContext, log: FailureLog, err: unknown): boolean {
   if (!isClientAbort(ctx, err)) return false;
   noteClientAbort(ctx, log, err);
   ctx.status = CLIENT_CLOSED_REQUEST;
@@ -83,10 +83,9 @@ export function settleClientAbort(ctx: Koa.Context, log: FailureLog, err: unknow
 }
 
 /** One debug line per aborted request, however many layers see the abort. */
-function noteClientAbort(ctx: Koa.Context, log: FailureLog, err: unknown): void {
-  const state = ctx.state as { clientAborted?: boolean };
-  if (state.clientAborted === true) return;
-  state.clientAborted = true;
+function noteClientAbort(ctx: AppContext, log: FailureLog, err: unknown): void {
+  if (ctx.state.clientAborted === true) return;
+  ctx.state.clientAborted = true;
   log.debug({ event: 'client_aborted', code: readCode(err as object) ?? 'aborted' }, 'client went away before the answer');
 }
 
@@ -96,9 +95,9 @@ function noteClientAbort(ctx: Koa.Context, log: FailureLog, err: unknown): void 
  * goes to the request's logger — a client abort at debug without a stack, anything else as an
  * error with its cause.
  */
-export function createAppErrorListener(logger: Logger): (err: unknown, ctx?: Koa.Context) => void {
+export function createAppErrorListener(logger: Logger): (err: unknown, ctx?: AppContext) => void {
   return function logAppError(err, ctx) {
-    const log: FailureLog = (ctx?.state as { log?: Logger } | undefined)?.log ?? logger;
+    const log: FailureLog = ctx?.state.log ?? logger;
     if (ctx !== undefined && isClientAbort(ctx, err)) {
       noteClientAbort(ctx, log, err);
       return;
@@ -112,7 +111,7 @@ interface RoutedContext {
   readonly _matchedRoute?: string | RegExp;
 }
 
-function readStatus(ctx: Koa.Context, error: unknown): number {
+function readStatus(ctx: AppContext, error: unknown): number {
   if (error === undefined) return ctx.status;
   const status = (error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
   return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;
@@ -129,12 +128,13 @@ function carryRequestId(error: unknown, requestId: string): void {
   }
 }
 
-export function requestObservability({ logger, metrics }: { logger: Logger; metrics: Metrics }): Koa.Middleware {
+export function requestObservability({ logger, metrics }: { logger: Logger; metrics: Metrics }): AppMiddleware {
   return async function observeRequest(ctx, next) {
     const started = performance.now();
     const requestId = resolveRequestId(ctx.get('X-Request-Id') || undefined);
+    const log = logger.child({ request_id: requestId });
     ctx.state.requestId = requestId;
-    ctx.state.log = logger.child({ request_id: requestId });
+    ctx.state.log = log;
     ctx.set('Request-Id', requestId);
     let error: unknown;
     try {
@@ -152,7 +152,7 @@ export function requestObservability({ logger, metrics }: { logger: Logger; metr
       // series without bound, and a token pasted into a path does not reach the log.
       const label = route ?? 'unmatched';
       metrics.httpRequests.inc({ route: label, method: ctx.method, status: String(status) });
-      ctx.state.log.info({ method: ctx.method, route: label, status, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
+      log.info({ method: ctx.method, route: label, status, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
     }
   };
 }

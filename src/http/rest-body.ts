@@ -4,7 +4,7 @@
  * pick 400 over 415 so every body problem has one code); over the cap is HttpError 413.
  * Multipart is multipart.ts's job; schema checks are execute.ts's.
  */
-import type Koa from 'koa';
+import type { AppContext } from './app-state.js';
 import { validationError } from '../api/index.js';
 import { HttpError } from './errors.js';
 import { declaresOversizedBody, readBodyWithinLimit, readMediaType } from './capped-body.js';
@@ -18,22 +18,22 @@ function tooLarge(): HttpError {
 }
 
 /** Whether the request carries a body at all (a POST without one is fine for optional bodies). */
-export function hasRequestBody(ctx: Koa.Context): boolean {
+export function hasRequestBody(ctx: AppContext): boolean {
   const length = ctx.get('content-length');
   if (length !== '') return Number(length) > 0;
   return ctx.get('transfer-encoding') !== '';
 }
 
-export function isJsonContentType(ctx: Koa.Context): boolean {
+export function isJsonContentType(ctx: AppContext): boolean {
   const type = readMediaType(ctx.get('content-type'));
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
-export function isMultipartContentType(ctx: Koa.Context): boolean {
+export function isMultipartContentType(ctx: AppContext): boolean {
   return readMediaType(ctx.get('content-type')) === 'multipart/form-data';
 }
 
-async function readCapped(ctx: Koa.Context, limit: number): Promise<Buffer> {
+async function readCapped(ctx: AppContext, limit: number): Promise<Buffer> {
   if (declaresOversizedBody(ctx.req, limit)) throw tooLarge();
   const body = await readBodyWithinLimit(ctx.req, limit);
   if (body === null) throw tooLarge();
@@ -41,7 +41,7 @@ async function readCapped(ctx: Koa.Context, limit: number): Promise<Buffer> {
 }
 
 /** The parsed JSON body, or undefined when the request has none. */
-export async function readJsonBody(ctx: Koa.Context, limit: number): Promise<unknown> {
+export async function readJsonBody(ctx: AppContext, limit: number): Promise<unknown> {
   if (!hasRequestBody(ctx)) return undefined;
   if (!isJsonContentType(ctx)) {
     throw validationError([{ path: '(body)', message: 'Content-Type must be application/json' }], 'The request body must be JSON.');

@@ -3,14 +3,14 @@
  * of Koa's plain-text defaults, so REST clients parse every error the same way. Routing itself
  * stays in `rest.ts`; this only renders what no route claimed.
  */
-import type { Middleware } from 'koa';
+import type { AppMiddleware } from './app-state.js';
 
 const FALLBACKS: Readonly<Record<number, { code: string; message: string }>> = {
   404: { code: 'NOT_FOUND', message: 'No such API route.' },
   405: { code: 'method_not_allowed', message: 'Method not allowed on this route.' },
 };
 
-export function renderRestFallbacks(): Middleware {
+export function renderRestFallbacks(): AppMiddleware {
   return async function renderRestFallbacks(ctx, next) {
     await next();
     const fallback = FALLBACKS[ctx.status];

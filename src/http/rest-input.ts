@@ -5,7 +5,7 @@
  * the values is the operation service's job; this file only reshapes — into maps without a
  * prototype, and only for filter names the list declares (anything else is `BAD_REQUEST`).
  */
-import type Koa from 'koa';
+import type { RouterContext } from '@koa/router';
 import type { ListQuery, OperationInput } from '../api/index.js';
 import type { ListSpec, RouteDefinition } from '../runtime/types.js';
 import { ApiError, validationError } from '../api/index.js';
@@ -14,6 +14,7 @@ import { parseMultipartUpload, toUploadInput } from './multipart.js';
 import {
   hasRequestBody, isMultipartContentType, JSON_BODY_LIMIT_BYTES, JSON_UPLOAD_BODY_LIMIT_BYTES, readJsonBody,
 } from './rest-body.js';
+import type { AppContext, AppState } from './app-state.js';
 
 export const UPLOAD_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Query names the transport consumes itself (workspace hint, handled by auth). */
@@ -59,7 +60,7 @@ function addFilter(filters: Filters, spec: ListSpec, key: string, value: string)
   slot[operator] = operator === 'in' ? value.split(',').map((v) => v.trim()).filter((v) => v !== '') : value;
 }
 
-function buildQuery(ctx: Koa.Context, route: RouteDefinition): { query: Record<string, unknown>; list?: ListQuery } {
+function buildQuery(ctx: AppContext, route: RouteDefinition): { query: Record<string, unknown>; list?: ListQuery } {
   const plainNames = new Set(route.parameters.filter((p) => p.in === 'query').map((p) => p.name));
   const query: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const filters: Filters = Object.create(null) as Filters;
@@ -85,7 +86,7 @@ function buildQuery(ctx: Koa.Context, route: RouteDefinition): { query: Record<s
   return { query, list };
 }
 
-async function buildBody(ctx: Koa.Context, route: RouteDefinition): Promise<Pick<OperationInput, 'body' | 'upload'>> {
+async function buildBody(ctx: AppContext, route: RouteDefinition): Promise<Pick<OperationInput, 'body' | 'upload'>> {
   const content = route.requestBody?.content;
   if (!content) return {};
   const acceptsMultipart = 'multipart/form-data' in content;
@@ -100,8 +101,8 @@ async function buildBody(ctx: Koa.Context, route: RouteDefinition): Promise<Pick
   return body === undefined ? {} : { body };
 }
 
-export async function buildOperationInput(ctx: Koa.Context, route: RouteDefinition): Promise<OperationInput> {
-  const params = (ctx as Koa.Context & { params?: Record<string, string> }).params ?? {};
+export async function buildOperationInput(ctx: RouterContext<AppState>, route: RouteDefinition): Promise<OperationInput> {
+  const params = ctx.params ?? {};
   const { query, list } = buildQuery(ctx, route);
   const idempotencyKey = ctx.get('idempotency-key');
   return {

@@ -7,14 +7,14 @@
  * unreachable or out of space, or the request past its deadline → 503 SERVICE_UNAVAILABLE + Retry-After (`details.reason`), anything else → 500 INTERNAL with the
  * cause logged, never a stack.
  */
-import type Koa from 'koa';
 import type { FileOutput } from '../api/index.js';
 import { ApiError, serviceUnavailable } from '../api/index.js';
 import type { BudgetDecision, ExecuteDone } from '../api/index.js';
 import { DATABASE_RETRY_AFTER_SECONDS, databaseOutageReason, isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { HttpError } from './errors.js';
 import { API_ERROR_STATUS } from './rest-error-status.js';
-import { settleClientAbort, type FailureLog } from './observability.js';
+import { settleClientAbort } from './observability.js';
+import type { AppContext, AppMiddleware } from './app-state.js';
 
 /** Types a browser may show in place; everything else downloads (no active content inline). */
 const INLINE_TYPES = new Set(['application/pdf', 'image/png', 'image/jpeg']);
@@ -73,11 +73,11 @@ export function toRestResponse(successStatus: number, done: ExecuteDone): RestRe
   };
 }
 
-function applyHeaders(ctx: Koa.Context, headers: Readonly<Record<string, string>> | undefined): void {
+function applyHeaders(ctx: AppContext, headers: Readonly<Record<string, string>> | undefined): void {
   for (const [name, value] of Object.entries(headers ?? {})) ctx.set(name, value);
 }
 
-async function renderFile(ctx: Koa.Context, file: FileOutput): Promise<void> {
+async function renderFile(ctx: AppContext, file: FileOutput): Promise<void> {
   const bytes = await file.bytes();
   ctx.status = 200;
   ctx.set('Content-Type', file.contentType);
@@ -88,7 +88,7 @@ async function renderFile(ctx: Koa.Context, file: FileOutput): Promise<void> {
   ctx.length = bytes.byteLength;
 }
 
-export async function renderOutput(ctx: Koa.Context, output: RestResponse): Promise<void> {
+export async function renderOutput(ctx: AppContext, output: RestResponse): Promise<void> {
   applyHeaders(ctx, output.headers);
   if (output.file) return renderFile(ctx, output.file);
   ctx.status = output.status;
@@ -113,7 +113,7 @@ const HTTP_CODES: Readonly<Record<number, string>> = {
   503: 'service_unavailable',
 };
 
-function renderRateLimited(ctx: Koa.Context, err: ApiError): void {
+function renderRateLimited(ctx: AppContext, err: ApiError): void {
   const details = err.details ?? {};
   const retry = Number(details['retry_after_seconds']);
   if (Number.isFinite(retry)) {
@@ -125,7 +125,7 @@ function renderRateLimited(ctx: Koa.Context, err: ApiError): void {
   ctx.set('RateLimit-Remaining', '0');
 }
 
-export function renderError(ctx: Koa.Context, err: unknown): void {
+export function renderError(ctx: AppContext, err: unknown): void {
   if (err instanceof ApiError) {
     if (err.code === 'RATE_LIMITED') renderRateLimited(ctx, err);
     if (err.code === 'SERVICE_UNAVAILABLE') ctx.set('Retry-After', String(err.details?.['retry_after_seconds'] ?? DATABASE_RETRY_AFTER_SECONDS));
@@ -139,7 +139,7 @@ export function renderError(ctx: Koa.Context, err: unknown): void {
     ctx.body = err.body ?? { error: { code: HTTP_CODES[err.status] ?? 'http_error', message: err.message } };
     return;
   }
-  const log = (ctx.state as { log?: FailureLog & { warn(obj: object, msg: string): void } }).log;
+  const { log } = ctx.state;
   // The client went away (e.g. mid-body): nothing to answer, a debug line (its ECONNRESET is no database outage).
   if (log && settleClientAbort(ctx, log, err)) return;
   // The database is down or not answering: an outage the client may retry, not a fault of ours to hide.
@@ -155,7 +155,7 @@ export function renderError(ctx: Koa.Context, err: unknown): void {
 }
 
 /** Koa middleware: the one place /v1 errors become responses. */
-export const renderRestErrors: Koa.Middleware = async (ctx, next) => {
+export const renderRestErrors: AppMiddleware = async (ctx, next) => {
   try {
     await next();
   } catch (err) {

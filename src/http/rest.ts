@@ -7,11 +7,10 @@
  * — the route's generated success status and headers — or error (rest-render.ts). It holds no
  * business rules.
  */
-import Router from '@koa/router';
-import type Koa from 'koa';
+import Router, { type RouterMiddleware } from '@koa/router';
 import type { RouteDefinition } from '../runtime/types.js';
 import type { AuthorizeRequest, OperationService } from '../api/index.js';
-import type { AuthState } from '../identity/caller.js';
+import { requireAuthenticated, type AppContext, type AppMiddleware, type AppState } from './app-state.js';
 import type { AuthLimits, Limits } from './limits.js';
 import { hasRequestBody } from './rest-body.js';
 import { buildOperationInput } from './rest-input.js';
@@ -22,7 +21,7 @@ export interface RestRouterDeps {
   readonly operations: OperationService;
   readonly routes: readonly RouteDefinition[];
   /** Authentication (src/auth's `bearer`), passed in: src/http sits below src/auth and never imports it. */
-  readonly auth: { bearer(audience: 'api', limits: AuthLimits): Koa.Middleware };
+  readonly auth: { bearer(audience: 'api', limits: AuthLimits): AppMiddleware };
   readonly limits: Pick<Limits, 'assertAuthAllowed' | 'recordAuthFailure' | 'consumeProtocol'>;
 }
 
@@ -34,7 +33,7 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * server buffer a 14 MB upload, and an inactive member learns nothing from a 400. The answers
  * are execute's own (same function); execute repeats them and stays the one authority.
  */
-async function authorizeBeforeReading(ctx: Koa.Context, operations: OperationService, route: RouteDefinition, request: AuthorizeRequest): Promise<void> {
+async function authorizeBeforeReading(ctx: AppContext, operations: OperationService, route: RouteDefinition, request: AuthorizeRequest): Promise<void> {
   try {
     await operations.authorize(request);
   } catch (error) {
@@ -44,13 +43,13 @@ async function authorizeBeforeReading(ctx: Koa.Context, operations: OperationSer
   }
 }
 
-function createRouteHandler(operations: OperationService, route: RouteDefinition): Koa.Middleware {
+function createRouteHandler(operations: OperationService, route: RouteDefinition): RouterMiddleware<AppState> {
   return async function runOperation(ctx) {
-    const state = ctx.state as AuthState;
+    const { caller, connectionWorkspaceId } = requireAuthenticated(ctx.state, 'the /v1 route handler');
     const request: AuthorizeRequest = {
       operationId: route.operation.operationId,
-      caller: state.caller,
-      workspace: { connectionDefault: state.connectionWorkspaceId },
+      caller,
+      workspace: { connectionDefault: connectionWorkspaceId },
     };
     await authorizeBeforeReading(ctx, operations, route, request);
     const input = await buildOperationInput(ctx, route);
@@ -61,12 +60,12 @@ function createRouteHandler(operations: OperationService, route: RouteDefinition
   };
 }
 
-export function createRestRouter({ operations, routes, auth, limits }: RestRouterDeps): Router {
-  const router = new Router();
+export function createRestRouter({ operations, routes, auth, limits }: RestRouterDeps): Router<AppState> {
+  const router = new Router<AppState>();
   const bearer = auth.bearer('api', limits);
   // Per-token protocol limit (docs/security.md#limits), after authentication so the subject is known.
-  const limitProtocol: Koa.Middleware = async (ctx, next) => {
-    const { identity } = ctx.state as AuthState;
+  const limitProtocol: AppMiddleware = async (ctx, next) => {
+    const { identity } = requireAuthenticated(ctx.state, 'the /v1 protocol limit');
     await limits.consumeProtocol(identity.personId, 'api');
     await next();
   };
