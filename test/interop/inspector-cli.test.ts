@@ -68,6 +68,7 @@ describe('mcp-inspector-cli --cli against /mcp', function () {
     // A read-only token: no write tool is offered.
     expect(names).to.not.include('finance_payables_cancel');
     expect(names).to.deep.equal([...names].sort());
+    expect(tools).to.not.be.empty;
     for (const tool of tools) expect(tool.inputSchema.type).to.equal('object');
   });
 
@@ -82,6 +83,7 @@ describe('mcp-inspector-cli --cli against /mcp', function () {
     const body = JSON.parse(content[0]?.text ?? '{}') as { data: { id: string; status: string }[]; meta: { next_cursor: string | null } };
     expect(body.data).to.have.length(await countPendingPayables(app.services.db));
     expect(body.meta.next_cursor).to.equal(null);
+    expect(body.data).to.not.be.empty;
     for (const row of body.data) expect(row).to.deep.equal({ id: row.id, status: 'pending' });
   });
 
