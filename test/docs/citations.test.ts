@@ -9,7 +9,7 @@
  *    and URL paths are not citations). It ends in a file extension (`src/api/execute.ts`) or in `/`
  *    (a folder, `src/mcp/tools/`). `*` matches within one folder, `**` across folders; a glob must
  *    match at least one file. A path must exist (tracked, or new and not ignored). Anchors
- *    (`docs/x.md#heading`) are test/docs.test.ts's to check. A code block's opening line is no
+ *    (`docs/<file>.md#<heading>`) are test/docs.test.ts's to check. A code block's opening line is no
  *    citation: ```ts src/api/operations/x.ts names the file a guide's reader writes.
  * 2. A cited exported name is written right after its file, both in backticks, one space apart:
  *    `src/api/execute.ts` `createOperationService` — or several: `src/x.ts` `a`, `b`. A name may be
