@@ -1,6 +1,6 @@
 /**
  * The token budget of the tool surface (issue 17; issue 25, "a token budget that lets the API
- * grow"; README "Tool surface size"), counted with a real tokenizer (gpt-tokenizer, o200k_base)
+ * grow"; docs/protocol.md#tool-surface-size), counted with a real tokenizer (gpt-tokenizer, o200k_base)
  * over what the real app serves on tools/list. What a model is shown of one tool — its name,
  * description and JSON inputSchema — is its model-visible cost.
  *
