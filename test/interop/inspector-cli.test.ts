@@ -10,13 +10,21 @@ import { expect } from 'chai';
 import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { countPendingPayables } from './support.js';
+import { runConnectingProcess } from '../helpers/connection-retry.js';
 
 const CLI = path.resolve('node_modules/@modelcontextprotocol/inspector-cli/build/cli.js');
 
 interface CliRun { code: number | null; stdout: string; stderr: string }
 
-/** Runs the inspector CLI against `url` with the token as a bearer header (loopback only). */
+/**
+ * Runs the inspector CLI against `url` with the token as a bearer header (loopback only); a run
+ * that failed to connect (reset or refused: a loaded machine) runs again, any other is returned.
+ */
 function runInspector(url: string, token: string, methodArgs: readonly string[]): Promise<CliRun> {
+  return runConnectingProcess(() => runInspectorOnce(url, token, methodArgs));
+}
+
+function runInspectorOnce(url: string, token: string, methodArgs: readonly string[]): Promise<CliRun> {
   const args = [
     CLI, '--cli', `${url}/mcp`, '--transport', 'http',
     '--header', `Authorization: Bearer ${token}`,
