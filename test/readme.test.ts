@@ -3,7 +3,8 @@
  * bash session against `npm start` on the README's port (3000), from the project folder, with
  * only DATA_DIR pointed at a temporary folder (for the server and the commands alike). The REST
  * and MCP examples must answer the same rows, the Inspector CLI must list the tools, and every
- * ```json snippet must parse. The set-up block (`npm install && npm start`, `npm test`) is what
+ * ```json snippet (of the README and of docs/clients.md, where the other clients' configurations
+ * went) must parse. The set-up block (`npm install && npm start`, `npm test`) is what
  * `.ci/run` and `scripts/check-install.sh --fresh` run; it is not repeated here.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -21,8 +22,8 @@ const SETUP_BLOCK = 'npm install && npm start';
 
 interface Block { lang: string; code: string }
 
-function readBlocks(): Block[] {
-  const readme = readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8');
+function readBlocks(file = 'README.md'): Block[] {
+  const readme = readFileSync(path.join(PACKAGE_ROOT, file), 'utf8');
   return [...readme.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1] as string, code: m[2] as string }));
 }
 
@@ -50,9 +51,9 @@ describe('README.md, as written', function () {
   this.timeout(180_000);
   const blocks = readBlocks();
 
-  it('has the set-up block, and every ```json snippet parses', () => {
+  it('has the set-up block, and every ```json snippet (README, docs/clients.md) parses', () => {
     expect(blocks.filter((b) => b.lang === 'sh' && b.code.includes(SETUP_BLOCK))).to.have.length(1);
-    const json = blocks.filter((b) => b.lang === 'json');
+    const json = [...blocks, ...readBlocks('docs/clients.md')].filter((b) => b.lang === 'json');
     expect(json.length).to.be.at.least(3);
     for (const block of json) expect(() => JSON.parse(block.code), block.code).to.not.throw();
   });

@@ -9,7 +9,13 @@
  * It refuses what the server would refuse anyway, with a message instead of a token that fails
  * later: unknown scopes, a person without an active membership, a lifetime above
  * TOKEN_MAX_LIFETIME_SECONDS.
+ *
+ * `runTokenCommand(argv, env, output)` is the whole command, exit code included, so the tests run
+ * its cases in-process; run as a script (`node dist/src/auth/token-cli.js`, what `npm run token`
+ * runs), this module calls it with the process's arguments, environment and streams.
  */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
 import { loadConfig } from '../config.js';
 import { PACKAGE_ROOT } from '../package-root.js';
@@ -40,9 +46,16 @@ async function checkActivePerson(db: Kysely<Database>, email: string): Promise<v
   }
 }
 
-async function runTokenCommand(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
-  const config = loadConfig(process.env, PACKAGE_ROOT);
+/** Where the command writes: the token on `stdout`, a refusal on `stderr`. */
+export interface TokenCommandOutput {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+/** Mints the token `argv` asks for, reading the settings from `env` as the server does. */
+async function mintFromArguments(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const options = parseArgs([...argv]);
+  const config = loadConfig(env, PACKAGE_ROOT);
   if (config.accountIssuer !== null) throw new MintError('ACCOUNT_ISSUER is set: tokens come from the external Account.');
   checkTtl(options.ttlSeconds ?? DEFAULT_TTL_SECONDS, config.tokenMaxLifetimeSeconds);
   const store = await openDatabase(config);
@@ -52,14 +65,35 @@ async function runTokenCommand(): Promise<void> {
     await checkActivePerson(store.db, options.person);
     const key = await loadSigningKey(config, store.db);
     const minter = createMinter(store.db, key, config.publicUrl, buildAudiences(config.publicUrl), config.tokenMaxLifetimeSeconds, systemClock);
-    process.stdout.write(`${await minter.mintToken(options)}\n`);
+    return await minter.mintToken(options);
   } finally {
     await store.close();
   }
 }
 
-runTokenCommand().catch((err: unknown) => {
+/** A refusal the person can act on prints as it is; anything else names the command. */
+function refusalMessage(err: unknown): string {
   const known = err instanceof MintError || (err instanceof Error && err.name === 'ConfigError');
-  process.stderr.write(`${known ? (err as Error).message : `token: ${err instanceof Error ? err.message : String(err)}`}\n`);
-  process.exitCode = 1;
-});
+  if (known) return (err as Error).message;
+  return `token: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** The token command: prints the token and resolves 0, or prints why not and resolves 1. */
+export async function runTokenCommand(argv: readonly string[], env: NodeJS.ProcessEnv, output: TokenCommandOutput): Promise<number> {
+  try {
+    output.stdout.write(`${await mintFromArguments(argv, env)}\n`);
+    return 0;
+  } catch (err) {
+    output.stderr.write(`${refusalMessage(err)}\n`);
+    return 1;
+  }
+}
+
+/** Whether this module is the script node was started with (not a module a test imported). */
+function isEntryPoint(): boolean {
+  return process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+}
+
+if (isEntryPoint()) {
+  process.exitCode = await runTokenCommand(process.argv.slice(2), process.env, process);
+}

@@ -120,6 +120,7 @@ describe('listRecords()', () => {
 
   it('returns sparse fields plus id', async () => {
     const page = await listRecords(ctx, query({ limit: 2, fields: ['amount'] }), SPEC, DEF);
+    expect(page.data).to.not.be.empty;
     for (const row of page.data) expect(Object.keys(row).sort()).to.deep.equal(['amount', 'id']);
   });
 
@@ -127,6 +128,7 @@ describe('listRecords()', () => {
     const other = { ...ctx, workspaceId: DEMO.workspaces.filial };
     const mine = new Set((await walkAll({ limit: 100 })).map((r) => r['id']));
     const page = await listRecords(other, query({ limit: 100 }), SPEC, DEF);
+    expect(page.data).to.not.be.empty;
     for (const row of page.data as { id: string }[]) expect(mine.has(row.id)).to.equal(false);
   });
 });

@@ -50,6 +50,7 @@ describe('regression: parallel updates of one transaction never leave a split th
         api.call('PATCH', `/v1/transactions/${id}`, { workspace: M, body: { amount: '200.00' } }),
         api.call('PATCH', `/v1/transactions/${id}`, { workspace: M, body: { cost_center_allocations: [{ cost_center_id: f.costCenters.cost, amount: '100.00' }] } }),
       ]);
+      expect(answers).to.have.length(2);
       for (const answer of answers) expect([200, 422], JSON.stringify(answer.body)).to.include(answer.status);
       const after = await api.call('GET', `/v1/transactions/${id}`, { workspace: M });
       const split = after.body.cost_center_allocations as Array<{ amount: string }>;

@@ -8,6 +8,7 @@ import { startTestApp, DEMO, type TestApp } from '../helpers/index.js';
 import { startProbe, type Probe } from './bearer-probe.js';
 import { checkScopes, checkTtl, formatTtl, parseArgs, parseTtl, tokenCommandFor } from '../../src/auth/token-args.js';
 import { MintError } from '../../src/auth/mint.js';
+import { runTokenCommand } from '../../src/auth/token-cli.js';
 import { PACKAGE_ROOT } from '../../src/package-root.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -17,13 +18,13 @@ const CLI = path.resolve('src/auth/token-cli.ts');
 const TSX = import.meta.resolve('tsx');
 
 interface CliResult { code: number | null; stdout: string; stderr: string }
+interface CliOptions { env?: Record<string, string | undefined>; cwd?: string }
 
 /**
- * Runs the token command's code (src/auth/token-cli.ts, through tsx as the tests run src/) on this
- * Node, with SQLite in dataDir. `env` overrides PUBLIC_URL and friends (a value of undefined
- * removes the variable); `cwd` is the working folder.
+ * The environment the token command gets: this process's, with SQLite in dataDir and PUBLIC_URL;
+ * `env` overrides PUBLIC_URL and friends (a value of undefined removes the variable).
  */
-function runTokenCli(dataDir: string, args: string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}): Promise<CliResult> {
+function cliEnvironment(dataDir: string, options: CliOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PUBLIC_URL, ...options.env };
   for (const [name, value] of Object.entries(options.env ?? {})) if (value === undefined) delete env[name];
   delete env.DATABASE_URL;
@@ -31,8 +32,25 @@ function runTokenCli(dataDir: string, args: string[], options: { env?: Record<st
   delete env.ACCOUNT_JWKS_URL;
   delete env.TOKEN_MAX_LIFETIME_SECONDS;
   if (options.env?.TOKEN_MAX_LIFETIME_SECONDS) env.TOKEN_MAX_LIFETIME_SECONDS = options.env.TOKEN_MAX_LIFETIME_SECONDS;
+  return env;
+}
+
+/** Runs the token command in this process (`runTokenCommand`), collecting what it prints. */
+async function runTokenCli(dataDir: string, args: string[], options: CliOptions = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const output = { stdout: { write: (text: string) => { stdout += text; } }, stderr: { write: (text: string) => { stderr += text; } } };
+  const code = await runTokenCommand(args, cliEnvironment(dataDir, options), output);
+  return { code, stdout, stderr };
+}
+
+/**
+ * Runs the token command as a process (src/auth/token-cli.ts through tsx, as the tests run src/)
+ * on this Node, in the working folder `cwd`: the wiring of the script to `runTokenCommand`.
+ */
+function spawnTokenCli(dataDir: string, args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], { env, cwd: options.cwd ?? PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], { env: cliEnvironment(dataDir, options), cwd: options.cwd ?? PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
@@ -121,13 +139,15 @@ describe('npm run token (src/auth/token-cli.ts)', function () {
     expect(result.stderr).to.not.contain('carla');
   });
 
-  it('reads PORT and a relative DATA_DIR as the server does, from any working folder', async () => {
+  it('reads PORT and a relative DATA_DIR as the server does, from any working folder (the command as a process)', async () => {
     // DATA_DIR relative to the project folder, run from another folder: the store lands where
     // the server (which resolves it the same way) looks for it, not under the working folder.
+    // The one case run as a process: it proves the script calls runTokenCommand with the
+    // process's arguments, environment, streams and exit code.
     const relative = path.relative(PACKAGE_ROOT, dataDir);
     const elsewhere = await fs.mkdtemp(path.join(os.tmpdir(), 'kobana-cwd-'));
     try {
-      const result = await runTokenCli(relative, ['--person', 'ana@demo.test'], { cwd: elsewhere, env: { PUBLIC_URL: undefined, PORT: '4321' } });
+      const result = await spawnTokenCli(relative, ['--person', 'ana@demo.test'], { cwd: elsewhere, env: { PUBLIC_URL: undefined, PORT: '4321' } });
       expect(result.stderr).to.equal('');
       expect(result.code).to.equal(0);
       expect(decodeJwt(result.stdout.trim())).to.include({ iss: 'http://localhost:4321', aud: 'http://localhost:4321/mcp' });

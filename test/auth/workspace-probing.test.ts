@@ -71,6 +71,7 @@ describe('workspace ids cannot be probed (foreign, nonexistent and malformed ans
     })), DEMO.workspaces.filial);
     expect(notGranted.status).to.equal(403);
     expect(notGranted.body.error.code).to.equal('workspace_access_denied');
+    expect(answers).to.not.be.empty;
     for (const [label, answer] of Object.entries(answers)) expect(answer, label).to.deep.equal(notGranted);
   });
 
@@ -91,6 +92,7 @@ describe('workspace ids cannot be probed (foreign, nonexistent and malformed ans
     const reference = answers['foreign (header)'];
     expect(reference?.status).to.equal(403);
     expect(reference?.body).to.deep.include({ jsonrpc: '2.0', id: null });
+    expect(answers).to.not.be.empty;
     for (const [label, answer] of Object.entries(answers)) expect(answer, label).to.deep.equal(reference);
   });
 

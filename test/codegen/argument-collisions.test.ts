@@ -95,6 +95,7 @@ describe('argument name collisions are renamed, recorded and mapped back', funct
       // The argument map, the shown schema and the validated schema name the same arguments, in the same order.
       expect(Object.keys((tool.inputSchema as Schema).properties)).to.deep.equal(Object.keys(args));
       expect(Object.keys((tool.argumentSchema as Schema).properties)).to.deep.equal(Object.keys(args));
+      expect(renamed).to.not.be.empty;
       for (const [argument, description] of Object.entries(renamed)) expect(shownOf(name, argument).description).to.equal(description);
       expect((tool.inputSchema as Schema).required).to.deep.equal(required);
     });

@@ -83,6 +83,7 @@ describe('the generator over the real-world corpus (test/fixtures/real-specs)', 
       const second = planSpec(await loadSpec(spec));
       const [before, after] = [renderPlan(plan), renderPlan(second)];
       expect([...after.keys()]).to.deep.equal([...before.keys()]);
+      expect(before).to.not.be.empty;
       for (const [file, text] of before) expect(after.get(file) === text, `${document.name}: ${file} differs between runs`).to.equal(true);
       expect(JSON.stringify(second.tools)).to.equal(JSON.stringify(plan.tools));
       expect(connections).to.equal(0);
@@ -100,6 +101,7 @@ describe('the generator over the real-world corpus (test/fixtures/real-specs)', 
 
 function assertNamesAndSchemas({ plan }: GenerateResult): void {
   const names = plan.tools.map((tool) => tool.name);
+  expect(names).to.not.be.empty;
   for (const name of names) expect(isValidToolName(name), name).to.equal(true);
   expect(new Set(names).size, 'unique tool names').to.equal(names.length);
   const ajv = createAjv();

@@ -36,6 +36,7 @@ describe('generated/registry.gen.ts', () => {
       expect(tool.operation, tool.name).to.equal(definitionOf(tool.operation.operationId)?.operation);
       expect(tool.name).to.equal(definitionOf(tool.operation.operationId)?.toolName);
     }
+    expect(resourceTemplates).to.not.be.empty;
     for (const template of resourceTemplates) expect(template.operation).to.equal(definitionOf(template.operation.operationId)?.operation);
   });
 
@@ -47,6 +48,7 @@ describe('generated/registry.gen.ts', () => {
   });
 
   it('names every tool validly and uniquely', () => {
+    expect(tools).to.not.be.empty;
     for (const tool of tools) expect(tool.name, tool.name).to.match(/^[a-z][a-z0-9_]{0,63}$/);
     expect(new Set(tools.map((t) => t.name)).size).to.equal(tools.length);
     for (const tool of tools) expect(tool.name).to.equal(`finance_${tool.operation.operationId.replace(/\./g, '_')}`);

@@ -60,6 +60,7 @@ describe('tool names of a document with unusable operationIds', function () {
       'POST /reports/{id}/share → finance_post_reports_by_id_share',
       'POST /reports → finance_resources_reports_create',
     ]);
+    expect(result.plan.tools).to.not.be.empty;
     for (const tool of result.plan.tools) expect(isValidToolName(tool.name), tool.name).to.equal(true);
     expect(new Set(result.plan.tools.map((tool) => tool.name)).size).to.equal(result.plan.tools.length);
     expect(new Set(result.plan.operations.map((o) => o.module)).size).to.equal(result.plan.operations.length);

@@ -112,6 +112,7 @@ describe('execute() runs no destructive MCP call without a confirmation proof', 
   });
 
   it('reads destructiveness from the one generated field the destructiveHint is rendered from', function () {
+    expect(tools).to.not.be.empty;
     for (const tool of tools) expect(tool.operation.destructive, tool.name).to.equal(tool.annotations.destructiveHint);
   });
 

@@ -8,11 +8,12 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { ALL_WRITE, countSettlements, pickPendingPayable, readTitle, settleArgs } from './support.js';
+import { connectionRetryingFetch } from '../helpers/connection-retry.js';
 
 interface Asked { message: string; schema: unknown }
 
 async function connect(app: TestApp, token: string, answer: () => Record<string, unknown>, asked: Asked[]): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: connectionRetryingFetch() });
   const client = new Client(
     { name: 'kobana-confirmation-test', version: '1.0.0' },
     { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
@@ -77,7 +78,7 @@ describe('finance_payables_settle through @modelcontextprotocol/client with an e
 
   it('answers confirmation_required to a modern client that declares no elicitation', async function () {
     const id = await pickPendingPayable(app.services.db, used);
-    const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: connectionRetryingFetch() });
     const client = new Client({ name: 'kobana-confirmation-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(transport);
     try {

@@ -258,8 +258,10 @@ describe('docs/adding-an-endpoint.md, applied to a copy of the repository', func
 
   it('generates each operation as the page says: the list\'s two filters, the write\'s classification and sentence', function () {
     const registry = fs.readFileSync(path.join(copy, 'generated/registry.gen.ts'), 'utf8');
+    expect(examples).to.not.be.empty;
     for (const example of examples) expect(registry).to.include(`./${moduleOf(example.operationId).slice('generated/'.length).replace(/\.ts$/, '.js')}`);
     const list = fs.readFileSync(path.join(copy, moduleOf(byShape.list().operationId)), 'utf8');
+    expect(byShape.list().filters).to.not.be.empty;
     for (const filter of byShape.list().filters) expect(list, filter).to.include(`"name": "${filter}"`);
     const write = fs.readFileSync(path.join(copy, moduleOf(byShape.write().operationId)), 'utf8');
     expect(write).to.match(/"destructive": true/).and.include(String(byShape.write().confirm));

@@ -46,6 +46,7 @@ describe('GET /v1/<resource> lists', () => {
       inserted += 1;
     } while (cursor);
     const expected = [...existing, ...ours];
+    expect(expected).to.not.be.empty;
     for (const name of expected) expect(seen.filter((n) => n === name), name).to.have.length(1);
     expect(new Set(seen).size).to.equal(seen.length);
     for (let i = 0; i < inserted - 1; i += 1) expect(seen).to.include(`zz-after-${i}`);
@@ -63,6 +64,7 @@ describe('GET /v1/<resource> lists', () => {
     for (const fields of ['name,version', 'id,name,version']) {
       const res = await api.call('GET', `/v1/cost_centers?fields=${fields}&limit=3`, { workspace: F });
       expect(res.status).to.equal(200);
+      expect(res.body.data).to.not.be.empty;
       for (const row of res.body.data) expect(Object.keys(row).sort()).to.deep.equal(['id', 'name', 'version']);
     }
   });

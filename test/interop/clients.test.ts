@@ -17,6 +17,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { countPendingPayables, pickPendingPayable, readPayableStatus } from './support.js';
+import { connectionRetryingFetch } from '../helpers/connection-retry.js';
 
 interface ToolSummary { name: string; annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean } }
 interface ToolResult { isError?: boolean; content: { type: string; text?: string }[] }
@@ -44,7 +45,7 @@ function buildHeaders(token: string): Record<string, string> {
 const ACCEPT = { action: 'accept', content: { confirm: true } } as const;
 
 async function connectModern(url: string, token: string, mode: 'auto' | { pin: string }): Promise<InteropClient> {
-  const transport = new ModernTransport(new URL(url), { requestInit: { headers: buildHeaders(token) } });
+  const transport = new ModernTransport(new URL(url), { requestInit: { headers: buildHeaders(token) }, fetch: connectionRetryingFetch() });
   const client = new ModernClient(
     { name: 'kobana-interop-v2', version: '1.0.0' },
     { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } },
@@ -80,7 +81,7 @@ function fetchAskingVersion(version: string): typeof fetch {
 }
 
 async function connectLegacy(url: string, token: string, version: string): Promise<InteropClient> {
-  const transport = new LegacyTransport(new URL(url), { requestInit: { headers: buildHeaders(token) }, fetch: fetchAskingVersion(version) });
+  const transport = new LegacyTransport(new URL(url), { requestInit: { headers: buildHeaders(token) }, fetch: connectionRetryingFetch(fetchAskingVersion(version)) });
   // Declares elicitation too, to show a 2025 server answers confirmation_required even so.
   const client = new LegacyClient({ name: 'kobana-interop-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   const asked: string[] = [];

@@ -10,13 +10,21 @@ import { expect } from 'chai';
 import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { countPendingPayables } from './support.js';
+import { runConnectingProcess } from '../helpers/connection-retry.js';
 
 const CLI = path.resolve('node_modules/@modelcontextprotocol/inspector-cli/build/cli.js');
 
 interface CliRun { code: number | null; stdout: string; stderr: string }
 
-/** Runs the inspector CLI against `url` with the token as a bearer header (loopback only). */
+/**
+ * Runs the inspector CLI against `url` with the token as a bearer header (loopback only); a run
+ * that failed to connect (reset or refused: a loaded machine) runs again, any other is returned.
+ */
 function runInspector(url: string, token: string, methodArgs: readonly string[]): Promise<CliRun> {
+  return runConnectingProcess(() => runInspectorOnce(url, token, methodArgs));
+}
+
+function runInspectorOnce(url: string, token: string, methodArgs: readonly string[]): Promise<CliRun> {
   const args = [
     CLI, '--cli', `${url}/mcp`, '--transport', 'http',
     '--header', `Authorization: Bearer ${token}`,
@@ -68,6 +76,7 @@ describe('mcp-inspector-cli --cli against /mcp', function () {
     // A read-only token: no write tool is offered.
     expect(names).to.not.include('finance_payables_cancel');
     expect(names).to.deep.equal([...names].sort());
+    expect(tools).to.not.be.empty;
     for (const tool of tools) expect(tool.inputSchema.type).to.equal('object');
   });
 
@@ -82,6 +91,7 @@ describe('mcp-inspector-cli --cli against /mcp', function () {
     const body = JSON.parse(content[0]?.text ?? '{}') as { data: { id: string; status: string }[]; meta: { next_cursor: string | null } };
     expect(body.data).to.have.length(await countPendingPayables(app.services.db));
     expect(body.meta.next_cursor).to.equal(null);
+    expect(body.data).to.not.be.empty;
     for (const row of body.data) expect(row).to.deep.equal({ id: row.id, status: 'pending' });
   });
 

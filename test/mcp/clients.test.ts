@@ -10,6 +10,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DEMO } from '../../src/seed/ids.js';
 import { ALL_READ, startTestApp, type TestApp } from './support/app.js';
+import { connectionRetryingFetch } from '../helpers/connection-retry.js';
 
 interface ListPage { data: Record<string, unknown>[]; meta: { next_cursor: string | null } }
 
@@ -37,7 +38,7 @@ function fetchAskingVersion(version: string): typeof fetch {
 async function connectLegacy(url: string, token: string, version: string | undefined): Promise<ScenarioClient> {
   const transport = new LegacyTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    ...(version ? { fetch: fetchAskingVersion(version) } : {}),
+    fetch: connectionRetryingFetch(version ? fetchAskingVersion(version) : fetch),
   });
   const client = new LegacyClient({ name: 'kobana-test-v1', version: '1.0.0' });
   await client.connect(transport);
@@ -50,7 +51,7 @@ async function connectLegacy(url: string, token: string, version: string | undef
 }
 
 async function connectModern(url: string, token: string, mode: 'auto' | { pin: string }): Promise<ScenarioClient> {
-  const transport = new ModernTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const transport = new ModernTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: connectionRetryingFetch() });
   const client = new ModernClient({ name: 'kobana-test-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
   await client.connect(transport);
   return {

@@ -14,6 +14,7 @@ import { DEMO } from '../../src/seed/ids.js';
 import { checkGeminiSafe, checkOpenAiStrict } from '../helpers/schema-profile-rules.js';
 import { encodeArguments } from '../helpers/schema-profile-samples.js';
 import { ALL_WRITE, startTestApp, type TestApp } from './support/app.js';
+import { connectionRetryingFetch } from '../helpers/connection-retry.js';
 
 type Obj = Record<string, unknown>;
 interface CallResult { isError?: boolean; content: { type: string; text?: string }[] }
@@ -32,7 +33,7 @@ describe('client schema profiles through the real SDK client v2', function () {
   const clients: Client[] = [];
 
   async function connect(query: string): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp${query}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp${query}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: connectionRetryingFetch() });
     const client = new Client({ name: 'kobana-test-profiles', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(transport);
     clients.push(client);

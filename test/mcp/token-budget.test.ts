@@ -1,6 +1,6 @@
 /**
  * The token budget of the tool surface (issue 17; issue 25, "a token budget that lets the API
- * grow"; README "Tool surface size"), counted with a real tokenizer (gpt-tokenizer, o200k_base)
+ * grow"; docs/protocol.md#tool-surface-size), counted with a real tokenizer (gpt-tokenizer, o200k_base)
  * over what the real app serves on tools/list. What a model is shown of one tool — its name,
  * description and JSON inputSchema — is its model-visible cost.
  *
@@ -113,6 +113,7 @@ describe('tool surface token budget (o200k)', function () {
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const argument = (tool: string, name: string) => ((byName.get(tool)!.inputSchema['properties'] as Record<string, Schema>)[name]!['description'] as string);
     // No REST query syntax (`due_date[gte]`) and no HTTP header to send, anywhere in what a model reads.
+    expect(tools).to.not.be.empty;
     for (const tool of tools) expect(JSON.stringify([tool.description, tool.inputSchema]), tool.name).to.not.match(/\w\[(gte|gt|lte|lt|in)\]|Idempotency-Key|Idempotency-Replayed/);
     expect(argument('finance_payables_create', 'idempotency_key')).to.not.match(/header/i);
     expect(argument('finance_payables_list', 'workspace_id')).to.contain('X-Workspace-Id');

@@ -14,6 +14,7 @@ import { DEMO } from '../../src/seed/ids.js';
 import { DEMO_MEMBERS } from '../../src/seed/identity.js';
 import { ALL_READ, ALL_WRITE, startTestApp, type TestApp } from './support/app.js';
 import { postMcp } from './support/wire.js';
+import { connectionRetryingFetch } from '../helpers/connection-retry.js';
 
 const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -46,6 +47,7 @@ describe('views: toolsets, read-only and schema form per request (SDK client v2)
   async function connect(token: string, query = '', headers: Record<string, string> = {}): Promise<Client> {
     const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp${query}`), {
       requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
+      fetch: connectionRetryingFetch(),
     });
     const client = new Client({ name: 'kobana-views-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(transport);

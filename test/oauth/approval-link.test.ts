@@ -13,6 +13,7 @@ import { DEMO } from '../../src/seed/ids.js';
 import { DEMO_PASSWORD } from '../../src/oauth/index.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { pickPendingPayable, readPayableStatus } from '../interop/support.js';
+import { connectionRetryingFetch } from '../helpers/connection-retry.js';
 
 interface ToolError { error: { code: string; message: string; details?: { approval_url?: string; expires_at?: string; message?: string } } }
 
@@ -26,6 +27,7 @@ describe('approval links for clients that cannot confirm (SDK v1, 2025-06-18)', 
     client = new LegacyClient({ name: 'kobana-approval-v1', version: '1.0.0' });
     await client.connect(new LegacyTransport(new URL(`${app.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${token}`, 'x-workspace-id': DEMO.workspaces.matriz } },
+      fetch: connectionRetryingFetch(),
     }));
   });
   after(async () => {

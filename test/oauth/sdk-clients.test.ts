@@ -17,6 +17,7 @@ import { DEMO_PASSWORD } from '../../src/oauth/index.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { MemoryOAuthProvider, REDIRECT_URI } from './support/client-provider.js';
 import { actAsPerson } from './support/user-agent.js';
+import { connectionRetryingFetch } from '../helpers/connection-retry.js';
 
 interface Connected {
   listTools(): Promise<string[]>;
@@ -36,7 +37,7 @@ interface Generation {
 const modern = (mode: 'auto' | { pin: string }): Generation => ({
   label: `SDK v2 (${typeof mode === 'string' ? mode : `pinned ${mode.pin}`})`,
   async connect(url, provider) {
-    const transport = new ModernTransport(new URL(`${url}/mcp`), { authProvider: provider as never });
+    const transport = new ModernTransport(new URL(`${url}/mcp`), { authProvider: provider as never, fetch: connectionRetryingFetch() });
     const client = new ModernClient({ name: 'kobana-oauth-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
     await client.connect(transport);
     return {
@@ -46,7 +47,7 @@ const modern = (mode: 'auto' | { pin: string }): Generation => ({
     };
   },
   async finish(url, provider, callback) {
-    const transport = new ModernTransport(new URL(`${url}/mcp`), { authProvider: provider as never });
+    const transport = new ModernTransport(new URL(`${url}/mcp`), { authProvider: provider as never, fetch: connectionRetryingFetch() });
     await transport.finishAuth(callback.searchParams as never);
   },
   refresh: (url, provider) => modernAuth(provider as never, { serverUrl: new URL(`${url}/mcp`) }) as Promise<string>,
@@ -56,7 +57,7 @@ const modern = (mode: 'auto' | { pin: string }): Generation => ({
 const legacy: Generation = {
   label: 'SDK v1',
   async connect(url, provider) {
-    const transport = new LegacyTransport(new URL(`${url}/mcp`), { authProvider: provider as never });
+    const transport = new LegacyTransport(new URL(`${url}/mcp`), { authProvider: provider as never, fetch: connectionRetryingFetch() });
     const client = new LegacyClient({ name: 'kobana-oauth-v1', version: '1.0.0' });
     await client.connect(transport);
     return {
@@ -66,7 +67,7 @@ const legacy: Generation = {
     };
   },
   async finish(url, provider, callback) {
-    const transport = new LegacyTransport(new URL(`${url}/mcp`), { authProvider: provider as never });
+    const transport = new LegacyTransport(new URL(`${url}/mcp`), { authProvider: provider as never, fetch: connectionRetryingFetch() });
     await transport.finishAuth(callback.searchParams.get('code') as string);
   },
   refresh: (url, provider) => legacyAuth(provider as never, { serverUrl: new URL(`${url}/mcp`) }),

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../helpers/ports.js';
+import { waitUntilReady } from '../../helpers/connection-retry.js';
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -48,6 +49,8 @@ export async function startServerProcess(): Promise<ServerProcess> {
       });
       child.once('exit', (code) => reject(new Error(`the server exited with ${code}: ${stderr.slice(0, 500)}`)));
     });
+    // The banner comes once it listens; a loaded machine may still be slow to serve.
+    await waitUntilReady(`${url}/readyz`);
   } catch (err) {
     await stop();
     throw err;

@@ -4,6 +4,8 @@
  * form, and stops at the client's redirect URI. Only the forms' own fields are sent (the CSRF
  * token is read from the page), as a browser would.
  */
+import { connectionRetryingFetch } from '../../helpers/connection-retry.js';
+
 export interface PersonActions {
   readonly email: string;
   readonly password: string;
@@ -55,7 +57,7 @@ export async function actAsPerson(authorizationUrl: URL, redirectUri: string, ac
   for (let step = 0; step < 20; step++) {
     const target = options.route ? options.route(next.url, step) : next.url;
     const headers = { ...(next.init?.headers as Record<string, string> | undefined), cookie: jar.header() };
-    const response = await fetch(target, { ...next.init, redirect: 'manual', headers });
+    const response = await connectionRetryingFetch()(target, { ...next.init, redirect: 'manual', headers });
     jar.store(response);
     const location = response.headers.get('location');
     if (location !== null) {

@@ -8,6 +8,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DEMO, startResourceStack, type ResourceStack } from './support.js';
+import { connectionRetryingFetch } from '../../../helpers/connection-retry.js';
 
 describe('MCP resources and prompts through the SDK clients', function () {
   let stack: ResourceStack;
@@ -23,7 +24,7 @@ describe('MCP resources and prompts through the SDK clients', function () {
   after(async () => stack?.close());
 
   it('@modelcontextprotocol/client v2 (2026-07-28) reads a template resource, gets a prompt and completes', async function () {
-    const transport = new ModernTransport(new URL(stack.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new ModernTransport(new URL(stack.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: connectionRetryingFetch() });
     const client = new ModernClient({ name: 'kobana-resources-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     await client.connect(transport);
     try {
@@ -48,7 +49,7 @@ describe('MCP resources and prompts through the SDK clients', function () {
   });
 
   it('@modelcontextprotocol/sdk v1 (2025-06-18) reads a template resource and gets a prompt', async function () {
-    const transport = new LegacyTransport(new URL(stack.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    const transport = new LegacyTransport(new URL(stack.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: connectionRetryingFetch() });
     const client = new LegacyClient({ name: 'kobana-resources-v1', version: '1.0.0' });
     await client.connect(transport);
     try {
