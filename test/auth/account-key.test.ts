@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import { once } from 'node:events';
 import fs from 'node:fs/promises';
@@ -37,30 +38,44 @@ describe('loadAccountKey(dataDir)', () => {
 
   it('never shows a half-written key file under its name: a reader polling it all along sees only whole keys', async () => {
     const file = path.join(dataDir, 'account-key.json');
-    // Polls in 5 ms slices, so it can still hear "stop" between them.
+    // Polls in 5 ms slices, so it can still hear "stop" between them; `reads[0]` counts the whole
+    // reads it made, so each round below waits (up to 5 s) until the poller has read that round's
+    // file before removing it: on a loaded machine the worker may start late or be descheduled,
+    // and a round it never saw would prove nothing.
+    const reads = new Int32Array(new SharedArrayBuffer(4));
     const poller = new Worker(`
       const { parentPort, workerData } = require('node:worker_threads');
       const fs = require('node:fs');
+      const reads = new Int32Array(workerData.counter);
       let seen = 0, partial = 0, stop = false;
       parentPort.on('message', () => { stop = true; });
       (function poll() {
         const until = Date.now() + 5;
         while (Date.now() < until) {
           let text;
-          try { text = fs.readFileSync(workerData, 'utf8'); } catch { continue; }
+          try { text = fs.readFileSync(workerData.file, 'utf8'); } catch { continue; }
           seen += 1;
+          Atomics.add(reads, 0, 1);
           try { JSON.parse(text); } catch { partial += 1; }
         }
         if (stop) parentPort.postMessage({ seen, partial }); else setImmediate(poll);
       })();
-    `, { eval: true, workerData: file });
+    `, { eval: true, workerData: { file, counter: reads.buffer } });
+    const readSince = async (before: number): Promise<void> => {
+      for (let waited = 0; Atomics.load(reads, 0) === before && waited < 5000; waited += 2) await delay(2);
+    };
     try {
+      let roundsSeen = 0;
       for (let round = 0; round < 40; round += 1) {
         await Promise.all(Array.from({ length: 4 }, () => loadAccountKey(dataDir)));
+        const before = Atomics.load(reads, 0);
+        await readSince(before);
+        if (Atomics.load(reads, 0) > before) roundsSeen += 1;
         await fs.rm(file);
       }
       poller.postMessage('stop');
       const [counts] = (await once(poller, 'message')) as [{ seen: number; partial: number }];
+      expect(roundsSeen).to.equal(40);
       expect(counts.seen).to.be.above(0);
       expect(counts.partial).to.equal(0);
     } finally {
