@@ -33,6 +33,7 @@ export function createApp(services: Services): Koa {
     auth: services.auth,
     limits: services.limits,
     db: services.db,
+    describers: services.describers,
     approvals: services.oauth?.approvals,
     clock: services.clock,
     ...createFinanceProviders({ operations: services.operations, db: services.db, tools, resourceTemplates }, { clock: services.clock }),

@@ -11,7 +11,7 @@ import { openDatabase, type OpenedDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { seedDemoData } from './seed/index.js';
 import { createAuth, type AuthModule } from './auth/index.js';
-import { createOperationService, type OperationService } from './api/index.js';
+import { createConfirmationDescribers, createOperationService, type ConfirmationDescribers, type OperationService } from './api/index.js';
 import { handlers } from '../generated/handlers.gen.js';
 import { createLimits, type Limits } from './http/limits.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -28,6 +28,8 @@ export interface Services {
   readonly limits: Limits;
   readonly metrics: Metrics;
   readonly operations: OperationService;
+  /** The confirmation sentence of each destructive operation, built from the registry and the handler index (MCP confirmation). */
+  readonly describers: ConfirmationDescribers;
   /** The embedded Account's OAuth authorization server; null with an external Account (ACCOUNT_ISSUER). */
   readonly oauth: OAuthServer | null;
   /** The process's one clock (src/runtime/clock.ts); tests pass a manual one. */
@@ -78,6 +80,7 @@ function assemble(
     limits,
     metrics,
     operations,
+    describers: createConfirmationDescribers({ routes, handlers }),
     oauth,
     clock,
     async close() {

@@ -9,7 +9,7 @@ import { ApiError } from '../../src/api/errors.js';
 import {
   assertValid, boundedValidationError, compileRouteValidator, compileSchema, findExcessUnknownKeys, MAX_ISSUES, MAX_PATH_SEGMENT, toIssues,
 } from '../../src/api/validation.js';
-import { compileArgumentValidators } from '../../src/dispatch/tool-arguments.js';
+import { compileArgumentValidators } from '../../src/mcp/tools/arguments.js';
 import { routes, tools } from '../../generated/registry.gen.js';
 import { DEMO, startTestApp, type TestApp } from '../helpers/index.js';
 import { startRestApp, type RestApp } from './support/rest-app.js';

@@ -11,7 +11,7 @@ import Koa from 'koa';
 import { tools, resourceTemplates } from '../../generated/registry.gen.js';
 import { DEMO } from '../../src/seed/ids.js';
 import type { ConfirmationProof } from '../../src/api/service.js';
-import type { ConfirmationRequest, DestructiveCallConfirmation } from '../../src/mcp/confirmation.js';
+import type { ConfirmationRequest, DestructiveCallConfirmation } from '../../src/mcp/tools/confirmation/types.js';
 import { createMcpRouter } from '../../src/mcp/router.js';
 import { ALL_WRITE, startTestApp, type TestApp } from './support/app.js';
 import { modernRequest, postMcp } from './support/wire.js';

@@ -9,11 +9,11 @@
  * shown form, as the dispatcher reads it (tool-input.ts).
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues } from '../api/index.js';
-import type { ApiError, ValidationIssue } from '../api/index.js';
-import { normalizeFilterValue, readFilterForms } from '../runtime/tool-schema.js';
-import type { ToolDefinition } from '../runtime/types.js';
-import { isPlainObject } from '../runtime/values.js';
+import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues } from '../../api/index.js';
+import type { ApiError, ValidationIssue } from '../../api/index.js';
+import { normalizeFilterValue, readFilterForms } from '../../runtime/tool-schema.js';
+import type { ToolDefinition } from '../../runtime/types.js';
+import { isPlainObject } from '../../runtime/values.js';
 
 /** Named list arguments that agents often misplace inside `filters` (docs/security.md#check-order-and-error-catalogue). */
 const NAMED_LIST_ARGUMENTS = ['limit', 'cursor', 'sort_by', 'fields'] as const;

@@ -6,14 +6,14 @@
  * shown is scope ∩ permission (`OperationService.canReach`) narrowed by the request's view
  * (view.ts).
  */
-import type { Caller, OperationService } from '../dispatch/index.js';
-import { Lru } from '../runtime/lru.js';
-import { decodeArguments, toSchemaProfile, type Decoder, type SchemaProfile } from '../runtime/schema-profiles.js';
-import type { JsonSchema, ToolDefinition } from '../runtime/types.js';
-import { PreparedResult, RawJson, serializeResult } from './json-rpc.js';
-import { shapeResult } from './respond.js';
-import { DEFAULT_VIEW, viewShows, type ToolView } from './view.js';
-import { knowsStructuredOutput, knowsTitles, type Era } from './versions.js';
+import type { Caller, OperationService } from '../../api/index.js';
+import { Lru } from '../../runtime/lru.js';
+import { decodeArguments, toSchemaProfile, type Decoder, type SchemaProfile } from '../../runtime/schema-profiles.js';
+import type { JsonSchema, ToolDefinition } from '../../runtime/types.js';
+import { PreparedResult, RawJson, serializeResult } from '../json-rpc.js';
+import { shapeResult } from '../respond.js';
+import { DEFAULT_VIEW, viewShows, type ToolView } from '../view.js';
+import { knowsStructuredOutput, knowsTitles, type Era } from '../versions.js';
 
 export interface CatalogEntry {
   readonly tool: ToolDefinition;
