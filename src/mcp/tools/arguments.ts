@@ -6,7 +6,7 @@
  * route's schemas (`checkArguments`), after authorization: a tool call is validated once. A filter
  * value given in another accepted form than the one its schema shows (a plain value for a list,
  * `{eq}` for a list, a list for an operator object; src/runtime/tool-schema.ts) is checked in the
- * shown form, as the dispatcher reads it (tool-input.ts).
+ * shown form, as input.ts reads it.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues } from '../../api/index.js';

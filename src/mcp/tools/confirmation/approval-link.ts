@@ -32,24 +32,26 @@ function bindCall(context: ConfirmationContext, request: ConfirmationRequest): B
   return { describe, binding, approvals };
 }
 
+function describeCall(context: ConfirmationContext, bound: BoundCall, { prepared }: ConfirmationRequest): Promise<ConfirmationTarget> {
+  return bound.describe({ db: context.db, workspaceId: bound.binding.workspaceId, input: prepared.input, caller: prepared.caller, now: context.now });
+}
+
+/** The person's last word: no earlier approval of this call may run it after the denial. */
+async function deliverDenial(context: ConfirmationContext, bound: BoundCall): Promise<ApiError> {
+  await bound.approvals.markAllUsed(bound.binding);
+  context.count('declined');
+  return new ApiError('USER_DECLINED', 'The person denied this action on its approval page; nothing was changed. Do not retry it unless the person asks again.');
+}
+
+/** The approval's id is the single-use nonce; serving the call marks the approval used in the same transaction. */
+function prove(context: ConfirmationContext, bound: BoundCall, request: ConfirmationRequest, answered: AnsweredCall): Verdict {
+  const { binding, approvals } = bound;
+  const claims: ConfirmationClaims = { ...binding, version: answered.version, nonce: `approval:${answered.id}`, expiresAt: answered.expiresAt };
+  const use: NonceUse = { nonce: claims.nonce, workspaceId: binding.workspaceId, personId: binding.personId, tool: binding.tool, expiresAt: answered.expiresAt };
+  return context.prove({ issuedFor: request.prepared, claims, use, describe: bound.describe, onConsumed: (trx) => approvals.markUsed(answered.id, trx) });
+}
+
 export function createApprovalLinkConfirmation(context: ConfirmationContext): ApprovalLinkConfirmation {
-  const describeCall = (bound: BoundCall, { prepared }: ConfirmationRequest): Promise<ConfirmationTarget> =>
-    bound.describe({ db: context.db, workspaceId: bound.binding.workspaceId, input: prepared.input, caller: prepared.caller, now: context.now });
-
-  /** The person's last word: no earlier approval of this call may run it after the denial. */
-  async function deliverDenial(bound: BoundCall): Promise<ApiError> {
-    await bound.approvals.markAllUsed(bound.binding);
-    context.count('declined');
-    return new ApiError('USER_DECLINED', 'The person denied this action on its approval page; nothing was changed. Do not retry it unless the person asks again.');
-  }
-
-  function prove(bound: BoundCall, request: ConfirmationRequest, answered: AnsweredCall): Verdict {
-    const { binding, approvals } = bound;
-    const claims: ConfirmationClaims = { ...binding, version: answered.version, nonce: `approval:${answered.id}`, expiresAt: answered.expiresAt };
-    const use: NonceUse = { nonce: claims.nonce, workspaceId: binding.workspaceId, personId: binding.personId, tool: binding.tool, expiresAt: answered.expiresAt };
-    return context.prove({ issuedFor: request.prepared, claims, use, describe: bound.describe, onConsumed: (trx) => approvals.markUsed(answered.id, trx) });
-  }
-
   return {
     /**
      * An approval of a record that has changed since is set aside (the next ask offers a fresh
@@ -59,17 +61,17 @@ export function createApprovalLinkConfirmation(context: ConfirmationContext): Ap
       const bound = bindCall(context, request);
       const answered = bound === undefined ? undefined : await bound.approvals.findAnswered(bound.binding);
       if (bound === undefined || answered === undefined) return undefined;
-      if (answered.decision === 'denied') return deliverDenial(bound);
-      if (answered.version !== null && (await describeCall(bound, request)).version !== answered.version) {
+      if (answered.decision === 'denied') return deliverDenial(context, bound);
+      if (answered.version !== null && (await describeCall(context, bound, request)).version !== answered.version) {
         await bound.approvals.markUsed(answered.id);
         return undefined;
       }
-      return prove(bound, request, answered);
+      return prove(context, bound, request, answered);
     },
     async ask(request) {
       const bound = bindCall(context, request);
       if (bound === undefined) return confirmationNotGiven();
-      const target = await describeCall(bound, request);
+      const target = await describeCall(context, bound, request);
       const link = await bound.approvals.create(bound.binding, target.version, target.message, CONFIRMATION_TTL_SECONDS);
       return new ApiError('confirmation_required',
         'This tool deletes, cancels or moves money and this client cannot ask for a confirmation; nothing was changed. '

@@ -27,43 +27,42 @@ export interface FormConfirmation {
   ask(request: ConfirmationRequest, call: Askable): Promise<Question>;
 }
 
-export function createFormConfirmation(context: ConfirmationContext, sealing: Sealing): FormConfirmation {
-  const { count } = context;
-  const refuseState = (): Refusal => {
-    count('invalid_state');
-    return invalidState();
-  };
+function refuseState(context: ConfirmationContext): Refusal {
+  context.count('invalid_state');
+  return invalidState();
+}
 
-  /**
-   * Decline answers once too: the nonce is burnt, so a declined state can never later be
-   * resent as an accept. Best effort — the person declined, so nothing runs either way.
-   */
-  async function decline(use: NonceUse, answer: 'declined' | 'cancelled'): Promise<Refusal> {
-    const failure = await consumeNonce(context.db, use, context.now()).then(() => undefined, (error: unknown) => error);
-    if (failure instanceof ApiError && failure.code === 'confirmation_replayed') {
-      count('replayed');
-      return failure;
-    }
-    if (failure !== undefined) context.logger?.warn({ err: failure }, 'confirmation: could not record a declined confirmation');
-    count(answer);
-    return new ApiError('USER_DECLINED', answer === 'cancelled'
-      ? 'The person cancelled the confirmation; nothing was changed.'
-      : 'The person declined the confirmation; nothing was changed.');
+/**
+ * Decline answers once too: the nonce is burnt, so a declined state can never later be
+ * resent as an accept. Best effort — the person declined, so nothing runs either way.
+ */
+async function decline(context: ConfirmationContext, use: NonceUse, answer: 'declined' | 'cancelled'): Promise<Refusal> {
+  const failure = await consumeNonce(context.db, use, context.now()).then(() => undefined, (error: unknown) => error);
+  if (failure instanceof ApiError && failure.code === 'confirmation_replayed') {
+    context.count('replayed');
+    return failure;
   }
+  if (failure !== undefined) context.logger?.warn({ err: failure }, 'confirmation: could not record a declined confirmation');
+  context.count(answer);
+  return new ApiError('USER_DECLINED', answer === 'cancelled'
+    ? 'The person cancelled the confirmation; nothing was changed.'
+    : 'The person declined the confirmation; nothing was changed.');
+}
 
+export function createFormConfirmation(context: ConfirmationContext, sealing: Sealing): FormConfirmation {
   return {
     async verify(request, call) {
       const token = request.params['requestState'];
       const responses = request.params['inputResponses'];
       // Answers without the state they answer cannot be tied to any question we asked.
-      if (token === undefined) return responses === undefined ? undefined : refuseState();
+      if (token === undefined) return responses === undefined ? undefined : refuseState(context);
       const claims = await sealing.open(request, call.workspaceId, token);
       if (isRefusal(claims)) return claims;
       const answer = readAnswer(responses);
-      if (answer === 'invalid') return refuseState();
+      if (answer === 'invalid') return refuseState(context);
       if (answer === 'missing') return undefined;
       const use: NonceUse = { nonce: claims.nonce, workspaceId: call.workspaceId, personId: claims.personId, tool: claims.tool, expiresAt: claims.expiresAt };
-      if (answer !== 'confirmed') return decline(use, answer);
+      if (answer !== 'confirmed') return decline(context, use, answer);
       return context.prove({ issuedFor: request.prepared, claims, use, describe: call.describe });
     },
     async ask(request, call) {
