@@ -34,7 +34,7 @@ export type ToolCallOutcome =
   /** A confirmed call whose transaction failed for a reason that is not the operation's own (store down, commit failed). */
   | { readonly kind: 'confirmed_call_failed'; readonly cause: unknown };
 
-export interface ToolCallDeps {
+export interface RunDeps {
   readonly operations: OperationService;
 }
 
@@ -106,7 +106,7 @@ async function settle(request: ToolCallRequest, result: ExecuteResult, trace: Ca
 }
 
 /** Runs the call; ApiErrors become an `error` outcome, anything else propagates (→ -32603) unless the call was confirmed. */
-export async function runToolCall(deps: ToolCallDeps, request: ToolCallRequest): Promise<ToolCallOutcome> {
+export async function runToolCall(deps: RunDeps, request: ToolCallRequest): Promise<ToolCallOutcome> {
   const trace: CallTrace = { workspaceId: null, verdict: undefined };
   try {
     return await settle(request, await deps.operations.execute(buildExecuteRequest(request, trace)), trace);
