@@ -6,7 +6,7 @@
  *
  * Layers, lowest first (a folder may import only folders on its own level or below):
  *   src/runtime, src/identity  ·  src/config.ts  ·  src/store  ·  src/api  ·  src/seed
- *   src/auth  ·  src/http  ·  src/oauth  ·  src/dispatch, src/confirmation  ·  src/mcp (the MCP core)
+ *   src/auth  ·  src/http  ·  src/oauth  ·  src/mcp (the MCP core, its tool path in src/mcp/tools)
  *   src/mcp/features: resources → prompts → completions, composed by src/mcp/features/index.ts
  *   src/*.ts (wiring: app, bootstrap, main, startup, starting-app)
  * generated/ and codegen/ stand apart: they reach only src/runtime (codegen/ also the catalogue in src/identity;
@@ -21,7 +21,7 @@
  */
 
 /** Folders under src/ that make up the transports and the MCP features (everything above src/api). */
-const ABOVE_API = '^src/(auth|http|oauth|mcp|dispatch|confirmation|seed)/';
+const ABOVE_API = '^src/(auth|http|oauth|mcp|seed)/';
 
 /** The wiring files at the top of src/. */
 const WIRING = '^src/(app|bootstrap|main|startup|starting-app)\\.ts$';
@@ -102,10 +102,10 @@ module.exports = {
     },
     {
       name: 'mcp-not-api',
-      comment: 'The MCP core (src/mcp outside src/mcp/features) never imports src/api directly: it reaches operations through src/dispatch and src/confirmation, which app.ts wires in. The finance features in src/mcp/features read finance data through src/api.',
+      comment: 'The MCP core (src/mcp outside src/mcp/features, its tool path src/mcp/tools included) reaches src/api only through src/api/index.ts: OperationService.execute, the argument validation, and the channel-neutral confirmation (sentences, sealing, nonces, the proof) in src/api/confirmation. The finance features in src/mcp/features read finance data through src/api/index.ts too (api-one-face).',
       severity: 'error',
       from: MCP_CORE,
-      to: { path: '^src/api/' },
+      to: { path: '^src/api/', pathNot: '^src/api/index\\.ts$' },
     },
     {
       name: 'mcp-core-not-features',

@@ -34,6 +34,7 @@ export function createApp(services: Services): Koa<AppState> {
     auth: services.auth,
     limits: services.limits,
     db: services.db,
+    describers: services.describers,
     approvals: services.oauth?.approvals,
     clock: services.clock,
     ...createFinanceProviders({ operations: services.operations, db: services.db, tools, resourceTemplates }, { clock: services.clock }),

@@ -14,7 +14,7 @@ import { openDatabase, type OpenedDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { seedDemoData } from './seed/index.js';
 import { createAuth, type AuthModule } from './auth/index.js';
-import { createOperationService, type OperationHandler, type OperationService } from './api/index.js';
+import { createConfirmationDescribers, createOperationService, type ConfirmationDescribers, type OperationHandler, type OperationService } from './api/index.js';
 import { handlers } from '../generated/handlers.gen.js';
 import { createLimits, type Limits } from './http/limits.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -43,6 +43,8 @@ export interface Services {
   readonly operations: OperationService;
   /** The generated registry (routes, tools, resource templates, handlers) the surfaces are built from. */
   readonly registry: Registry;
+  /** The confirmation sentence of each destructive operation, built from the registry and the handler index (MCP confirmation). */
+  readonly describers: ConfirmationDescribers;
   /** The embedded Account's OAuth authorization server; null with an external Account (ACCOUNT_ISSUER). */
   readonly oauth: OAuthServer | null;
   /** The process's one clock (src/runtime/clock.ts); tests pass a manual one. */
@@ -94,6 +96,7 @@ function assemble(
     metrics,
     operations,
     registry,
+    describers: createConfirmationDescribers({ routes: registry.routes, handlers: registry.handlers }),
     oauth,
     clock,
     async close() {

@@ -96,7 +96,7 @@ function isSeguridadItself(operation: OperationRef): boolean {
 
 /**
  * The confirmation step's last word: a destructive MCP call needs a proof made by
- * src/mcp/confirmation.ts (`'missing'` when none was offered), and anything offered as a proof
+ * src/mcp/tools/confirmation/ (`'missing'` when none was offered), and anything offered as a proof
  * must be one. Never trusts the dispatcher's choice to ask; `destructive` is the generated
  * classification the tool's `destructiveHint` is rendered from (codegen/classify.ts), so the
  * two cannot disagree.

@@ -1,6 +1,6 @@
 /**
  * The seam between transports and the Finance API. REST (`src/http/rest`) and MCP
- * (`src/dispatch`) both call `OperationService.execute`, which runs every check of
+ * (`src/mcp/tools`) both call `OperationService.execute`, which runs every check of
  * docs/security.md#check-order-and-error-catalogue in order — membership → scope → permission → workspace → arguments →
  * Seguridad → API budget → [hooks, e.g. confirmation] → the operation — inside one database
  * transaction for writes. Transports never reach operations any other way. `execute` answers
@@ -73,7 +73,7 @@ export interface ExecuteDone {
 
 /**
  * A destructive call on the `mcp` channel came without a confirmation proof: every check passed,
- * nothing ran. The MCP layer decides how to ask the person (src/mcp/confirmation.ts).
+ * nothing ran. The MCP layer decides how to ask the person (src/mcp/tools/confirmation/).
  */
 export interface ExecuteNeedsConfirmation {
   readonly kind: 'needs_confirmation';
@@ -120,7 +120,7 @@ export interface ApiBudget {
  * confirmation's nonce is burnt with the write or not at all.
  *
  * Only objects made by the issuer count (`isConfirmationProof`), and the issuer is handed out
- * once per process: `src/mcp/confirmation.ts` claims it when it loads and keeps it private. A
+ * once per process: `src/mcp/tools/confirmation/confirmation.ts` claims it when it loads and keeps it private. A
  * look-alike object is refused; a second claim throws, so another module cannot quietly mint.
  */
 export interface ConfirmationProof {
@@ -135,7 +135,7 @@ let issuerClaimed = false;
 
 /** Hands out the only way to make a `ConfirmationProof`; throws on a second call. */
 export function claimConfirmationIssuer(): ConfirmationProofIssuer {
-  if (issuerClaimed) throw new Error('The confirmation proof issuer was already claimed (it belongs to src/mcp/confirmation.ts).');
+  if (issuerClaimed) throw new Error('The confirmation proof issuer was already claimed (it belongs to src/mcp/tools/confirmation/confirmation.ts).');
   issuerClaimed = true;
   return (consumeInTransaction) => {
     const proof: ConfirmationProof = Object.freeze({ consumeInTransaction });

@@ -44,7 +44,7 @@ const STORED_BLOCK_MAX = 0xffff;
 
 /**
  * A whole `result`, era shaping included, ready as bytes: `serializePrepared` puts the request's
- * id in front and copies the bytes once. `tools/list` answers with one (tool-catalog.ts).
+ * id in front and copies the bytes once. `tools/list` answers with one (tools/catalog.ts).
  *
  * `gzip(id)` is the same response gzip-encoded without compressing anything per request: the
  * body `{"jsonrpc":"2.0","result":…,"id":` is deflated once, ending on a byte boundary (a sync

@@ -4,7 +4,7 @@
  * results (`resultType`, `ttlMs`/`cacheScope`, `_meta` serverInfo — docs/protocol.md#modern-era-2026-07-28).
  */
 import type Koa from 'koa';
-import { serviceUnavailable, type ServiceUnavailableReason } from '../dispatch/index.js';
+import { serviceUnavailable, type ServiceUnavailableReason } from '../api/index.js';
 import { HttpError } from '../http/errors.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../store/db-unavailable.js';
 import { decodeHeaderValue } from './headers.js';

@@ -1,36 +1,39 @@
 /**
- * The `/mcp` endpoint: stateless Streamable HTTP, JSON only (docs/protocol.md#transport). A route of named
- * middleware in the order the contract fixes — method → Origin → declared size → bearer →
- * protocol limit → body (cap) → JSON-RPC → era → method table. Token checks belong to `auth/`,
- * counters to `http/limits`, operations to `src/dispatch`.
+ * The `/mcp` endpoint: stateless Streamable HTTP, JSON only (docs/protocol.md#transport). One
+ * route whose gates run in the order the contract fixes — Origin → declared size → media type →
+ * workspace hint → bearer → protocol limit → the message (body within the cap → JSON-RPC → era →
+ * method table) — and whose every failure goes to one funnel (failure.ts). Token checks belong to
+ * `auth/`, counters to `http/limits`, tool calls to `src/mcp/tools`.
  */
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { ConfirmationDescribers, OperationService } from '../api/index.js';
 import type { AuthModule } from '../auth/index.js';
 import type { Config } from '../config.js';
-import { compileArgumentValidators, type Caller, type OperationService } from '../dispatch/index.js';
+import type { AppState } from '../http/app-state.js';
+import { readMediaType } from '../http/capped-body.js';
 import { HttpError } from '../http/errors.js';
 import type { Limits } from '../http/limits.js';
 import type { Metrics } from '../http/metrics.js';
+import { refuseUnsafeWorkspaceHint } from '../http/unsafe-workspace.js';
+import type { ApprovalLinks } from '../oauth/approvals.js';
+import type { Clock } from '../runtime/clock.js';
 import type { ResourceTemplateDefinition, ToolDefinition } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
-import { createConfirmation, type DestructiveCallConfirmation } from './confirmation.js';
-import type { ApprovalLinks } from '../oauth/approvals.js';
-import { handleMessage } from './handle-message.js';
-import { INTERNAL_ERROR, INVALID_REQUEST, serializeError } from './json-rpc.js';
+import { answerFailure, type Exchange } from './failure.js';
+import { handleMessage, type MessageHandler } from './handle-message.js';
+import { INVALID_REQUEST, serializeError } from './json-rpc.js';
 import { createMethodTable, type CompletionProvider, type PromptProvider, type ResourceProvider } from './methods/index.js';
 import { isOriginAllowed } from './origin.js';
 import { declaresOversizedBody } from './request-body.js';
-import { readMediaType } from '../http/capped-body.js';
-import { settleClientAbort } from '../http/observability.js';
-import { refuseUnsafeWorkspaceHint } from '../http/unsafe-workspace.js';
-import { BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, databaseUnavailableRejection, sendError, sendJson, setPreEraHeaders } from './respond.js';
-import { databaseOutageReason, isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
-import { createToolCatalog } from './tool-catalog.js';
+import { BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, sendError, sendJson, setPreEraHeaders } from './respond.js';
+import { compileArgumentValidators } from './tools/arguments.js';
+import { createToolCatalog } from './tools/catalog.js';
+import { createConfirmation } from './tools/confirmation/confirmation.js';
+import type { DestructiveCallConfirmation } from './tools/confirmation/types.js';
 import { readToolView } from './view.js';
-import type { Clock } from '../runtime/clock.js';
 
 export interface McpRouterDeps {
   readonly config: Config;
@@ -42,8 +45,10 @@ export interface McpRouterDeps {
   readonly auth: Pick<AuthModule, 'bearer'>;
   readonly limits: Limits;
   readonly db: Kysely<Database>;
-  /** Overrides the confirmation of destructive tools (default: createConfirmation, src/mcp/confirmation.ts). */
+  /** Overrides the confirmation of destructive tools (default: createConfirmation, src/mcp/tools/confirmation/). */
   readonly confirm?: DestructiveCallConfirmation | undefined;
+  /** The sentences of the default confirmation (src/bootstrap.ts builds them); absent, no destructive tool can be confirmed. */
+  readonly describers?: ConfirmationDescribers | undefined;
   /** Approval links for clients that cannot confirm (embedded Account only; docs/security.md#approval-links). */
   readonly approvals?: ApprovalLinks | undefined;
   readonly resources?: ResourceProvider | undefined;
@@ -53,72 +58,70 @@ export interface McpRouterDeps {
   readonly clock?: Clock | undefined;
 }
 
-export function createMcpRouter(deps: McpRouterDeps): Router {
+type Context = Koa.ParameterizedContext<AppState>;
+type Gate = Koa.Middleware<AppState>;
+
+const NO_DESCRIBERS: ConfirmationDescribers = { describerFor: () => undefined };
+
+function defaultConfirmation(deps: McpRouterDeps): DestructiveCallConfirmation {
+  return createConfirmation({
+    config: deps.config, db: deps.db, describers: deps.describers ?? NO_DESCRIBERS, metrics: deps.metrics, logger: deps.logger, approvals: deps.approvals, clock: deps.clock,
+  });
+}
+
+export function createMcpRouter(deps: McpRouterDeps): Router<AppState> {
   const catalog = createToolCatalog(deps.tools, deps.operations);
   const methods = createMethodTable({
     catalog,
     validators: compileArgumentValidators(deps.tools),
     operations: deps.operations,
-    db: deps.db,
-    confirm: deps.confirm ?? createConfirmation({ config: deps.config, db: deps.db, metrics: deps.metrics, logger: deps.logger, approvals: deps.approvals, clock: deps.clock }),
+    confirm: deps.confirm ?? defaultConfirmation(deps),
     metrics: deps.metrics,
     resources: deps.resources,
     prompts: deps.prompts,
     completions: deps.completions,
   });
-  const router = new Router();
-  router.post(
-    '/mcp',
-    renderRejections(deps.logger),
-    rejectForeignOrigin(deps.config.allowedOrigins),
-    rejectDeclaredOversize,
-    rejectNonJsonContentType,
-    refuseUnsafeWorkspaceHint,
-    deps.auth.bearer('mcp', deps.limits),
-    limitProtocolRate(deps.limits),
-    handleMessage({ methods, logger: deps.logger, readView: (query, readHeader) => readToolView(query, readHeader, catalog.toolsets) }),
-  );
+  const gates: readonly Gate[] = [
+    rejectForeignOrigin(deps.config.allowedOrigins), rejectDeclaredOversize, rejectNonJsonContentType, refuseUnsafeWorkspaceHint, deps.auth.bearer('mcp', deps.limits),
+  ];
+  const message = handleMessage({ methods, logger: deps.logger, readView: (query, readHeader) => readToolView(query, readHeader, catalog.toolsets) });
+  const router = new Router<AppState>();
+  router.post('/mcp', serveMcp(deps, gates, limitProtocolRate(deps.limits, message)));
   router.all('/mcp', answerMethodNotAllowed);
   return router;
 }
 
-/** The one place transport rejections of `/mcp` become responses (HttpError → its status). */
-function renderRejections(logger: Logger): Koa.Middleware {
-  return async function renderMcpRejections(ctx, next) {
+/** Runs the gates in order, each calling the next; `last` answers once every gate let the request through. */
+function runGates(ctx: Context, gates: readonly Gate[], last: () => Promise<void>): Promise<void> {
+  const step = async (index: number): Promise<void> => {
+    const gate = gates[index];
+    if (gate === undefined) return last();
+    await gate(ctx, () => step(index + 1));
+  };
+  return step(0);
+}
+
+/** The route: pre-era headers, the gates, the message; whatever fails is answered by the funnel. */
+function serveMcp(deps: McpRouterDeps, gates: readonly Gate[], admitted: (ctx: Context, exchange: Exchange) => Promise<void>): Gate {
+  return async function serveMcpRequest(ctx) {
     setPreEraHeaders(ctx);
+    const exchange: Exchange = { id: null, method: undefined };
     try {
-      await next();
-    } catch (caught) {
-      let error = caught;
-      if (!(error instanceof HttpError)) {
-        const log = (ctx.state as { log?: Logger }).log ?? logger;
-        // The client went away (e.g. mid-body): nothing to answer, a debug line (its ECONNRESET is no database outage).
-        if (settleClientAbort(ctx, log, error)) return;
-        if (!isDatabaseUnavailable(error)) {
-          log.error({ err: error }, 'mcp: unexpected failure');
-          sendJson(ctx, 500, serializeError(null, INTERNAL_ERROR, 'Internal error'));
-          return;
-        }
-        // The database failed before the message was dispatched (e.g. loading the caller): an outage.
-        logDatabaseUnavailable(log, error);
-        error = databaseUnavailableRejection(null, databaseOutageReason(error));
-      }
-      const rejection = error as HttpError;
-      ctx.set(rejection.headers);
-      const code = rejection.status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
-      sendJson(ctx, rejection.status, rejection.body === undefined ? serializeError(null, code, rejection.message) : JSON.stringify(rejection.body));
+      await runGates(ctx, gates, () => admitted(ctx, exchange));
+    } catch (error) {
+      answerFailure(ctx, error, exchange, ctx.state.log ?? deps.logger);
     }
   };
 }
 
 /** Streamable HTTP without SSE: GET (stream) and DELETE (session) have nothing to serve. */
-async function answerMethodNotAllowed(ctx: Koa.Context): Promise<void> {
+async function answerMethodNotAllowed(ctx: Context): Promise<void> {
   setPreEraHeaders(ctx);
   ctx.set('Allow', 'POST');
   sendJson(ctx, 405, serializeError(null, INVALID_REQUEST, 'Method not allowed'));
 }
 
-function rejectForeignOrigin(allowlist: readonly string[]): Koa.Middleware {
+function rejectForeignOrigin(allowlist: readonly string[]): Gate {
   return async function rejectMcpForeignOrigin(ctx, next) {
     const origin = ctx.get('origin');
     if (!isOriginAllowed(origin === '' ? undefined : origin, allowlist)) {
@@ -129,7 +132,7 @@ function rejectForeignOrigin(allowlist: readonly string[]): Koa.Middleware {
 }
 
 /** A declared Content-Length above the cap is refused before authentication (docs/protocol.md#transport). */
-async function rejectDeclaredOversize(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+async function rejectDeclaredOversize(ctx: Context, next: Koa.Next): Promise<void> {
   if (declaresOversizedBody(ctx.req)) {
     // Nothing of an unauthenticated oversized body is read; the connection ends with the 413.
     ctx.set('Connection', 'close');
@@ -140,7 +143,7 @@ async function rejectDeclaredOversize(ctx: Koa.Context, next: Koa.Next): Promise
 }
 
 /** One JSON-RPC message as JSON: any other media type is refused before authentication. */
-async function rejectNonJsonContentType(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+async function rejectNonJsonContentType(ctx: Context, next: Koa.Next): Promise<void> {
   if (readMediaType(ctx.get('content-type')) !== 'application/json') {
     sendError(ctx, null, UNSUPPORTED_MEDIA_TYPE);
     return;
@@ -148,11 +151,12 @@ async function rejectNonJsonContentType(ctx: Koa.Context, next: Koa.Next): Promi
   await next();
 }
 
-function limitProtocolRate(limits: Limits): Koa.Middleware {
-  return async function limitMcpProtocolRate(ctx, next) {
-    const caller = (ctx.state as { caller?: Caller }).caller;
+/** The one check that authentication left a caller (401 `no_caller` otherwise), then its protocol rate, then the message. */
+function limitProtocolRate(limits: Limits, message: MessageHandler): (ctx: Context, exchange: Exchange) => Promise<void> {
+  return async function limitMcpProtocolRate(ctx, exchange) {
+    const { caller } = ctx.state;
     if (caller === undefined) throw new HttpError(401, 'Authentication required', {}, 'no_caller');
     await limits.consumeProtocol(caller.personId);
-    await next();
+    await message(ctx, exchange, caller);
   };
 }

@@ -37,7 +37,7 @@ const OAUTH_COOKIE_SECRET = 'oauth-cookie-key';
 export interface OAuthServer {
   /** The authorization server's paths and its pages (sign-in, consent, approval links). */
   routes(limits: OAuthLimits): Router<AppState>;
-  /** Approval links for destructive calls from clients that cannot confirm (src/mcp/confirmation.ts). */
+  /** Approval links for destructive calls from clients that cannot confirm (src/mcp/tools/confirmation/approval-link.ts). */
   readonly approvals: ApprovalLinks;
 }
 

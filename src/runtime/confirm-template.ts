@@ -1,6 +1,6 @@
 /**
  * The grammar of `x-kobana-confirm` templates, shared by the generator (which refuses a bad
- * template at build time) and src/confirmation (which renders it). Pure text handling, no imports.
+ * template at build time) and src/api/confirmation/template.ts (which renders it). Pure text handling, no imports.
  *
  *   `Write off receivable {description} of {amount:brl}?`
  *   {field}      the target record's value (dotted paths reach nested objects: {person.name})

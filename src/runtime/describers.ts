@@ -1,7 +1,7 @@
 /**
  * The named confirmation describers (`x-kobana-confirm: {describer: <name>}`) and which operations
  * each can describe. Data only, so the generator can refuse an unknown or misapplied name at build
- * time; src/confirmation/describe.ts implements exactly these names (its table is typed by them).
+ * time; src/api/confirmation/describe.ts implements exactly these names (its table is typed by them).
  *
  *   DESCRIBER_NAMES                              // 'title' | 'transaction' | 'attachment-link' | 'transfer' | 'reconciliation'
  *   describerServes(name, operationId): boolean  // false for a name or an operation it cannot describe

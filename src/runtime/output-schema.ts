@@ -6,7 +6,7 @@
  * patterns, bounds). `required` is dropped below the top level too: `fields` (sparse fieldsets)
  * may leave any property of a record out. MCP wants `type: "object"` at the top, so a body that
  * is not an object is wrapped as `{result: <body>}` (the SDKs' convention); a file answer is
- * described by its metadata (src/mcp/tool-result.ts); an empty answer (204) has no schema.
+ * described by its metadata (src/mcp/tools/result.ts); an empty answer (204) has no schema.
  */
 import type { JsonSchema, SuccessResponse, ToolOutput } from './types.js';
 import { isPlainObject } from './values.js';
@@ -24,7 +24,7 @@ export const WRAPPED_RESULT_PROPERTY = 'result';
 
 /**
  * What `tools/call` answers for an operation returning a file (docs/domain.md#attachments): its
- * metadata and the REST path to download it, never the bytes. Shared with src/mcp/tool-result.ts.
+ * metadata and the REST path to download it, never the bytes. Shared with src/mcp/tools/result.ts.
  */
 export const FILE_OUTPUT_SCHEMA: JsonSchema = Object.freeze({
   type: 'object',

@@ -62,7 +62,7 @@ export interface ResourceAccess {
 /**
  * The confirmation sentence of a destructive operation. `template` is rendered over the target
  * record, the body `target` (the GET operation reading it) returns: `{field}`, `{a|b}`,
- * `{field:brl}`. `describer` names a describer in src/confirmation for sentences needing joins.
+ * `{field:brl}`. `describer` names a describer in src/api/confirmation for sentences needing joins.
  */
 export type ConfirmationSpec =
   | { readonly template: string; readonly target: string }
@@ -200,7 +200,7 @@ export interface ToolDefinition {
   readonly description: string;
   /** What a model is shown: `argumentSchema` without the pure bounds (src/runtime/tool-schema.ts). */
   readonly inputSchema: JsonSchema;
-  /** The schema the server validates the arguments with (src/dispatch/tool-arguments.ts). */
+  /** The schema the server validates the arguments with (src/mcp/tools/arguments.ts). */
   readonly argumentSchema: JsonSchema;
   /** What `structuredContent` holds (src/runtime/output-schema.ts); null when the operation answers nothing (delete, unlink). */
   readonly output: ToolOutput | null;

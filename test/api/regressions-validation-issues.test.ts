@@ -9,7 +9,7 @@ import { ApiError } from '../../src/api/errors.js';
 import {
   assertValid, boundedValidationError, compileRouteValidator, compileSchema, findExcessUnknownKeys, MAX_ISSUES, MAX_PATH_SEGMENT, toIssues,
 } from '../../src/api/validation.js';
-import { compileArgumentValidators } from '../../src/dispatch/tool-arguments.js';
+import { compileArgumentValidators } from '../../src/mcp/tools/arguments.js';
 import { routes, tools } from '../../generated/registry.gen.js';
 import { DEMO, startTestApp, type TestApp } from '../helpers/index.js';
 import { startRestApp, type RestApp } from './support/rest-app.js';
@@ -107,7 +107,7 @@ describe('regression: validation errors are bounded (unknown keys no longer ampl
     });
   });
 
-  describe('src/dispatch/tool-arguments.ts', () => {
+  describe('src/mcp/tools/arguments.ts', () => {
     const validators = compileArgumentValidators(tools);
 
     it('a tool call with 200,000 unknown arguments gets 20 issues and details.truncated: true', () => {

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { skipWithReason } from '../helpers/mocha.js';
 import { decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { loadDatabaseAccountKey } from '../../src/auth/account-key.js';
-import { loadConfirmationKey } from '../../src/confirmation/key.js';
+import { loadConfirmationKey } from '../../src/api/confirmation/key.js';
 import { seedDemoData } from '../../src/seed/index.js';
 import { createTestSchema, openTestDatabase, startTestApp, DEMO, type TestApp, type TestSchema } from '../helpers/index.js';
 import { startProbe } from './bearer-probe.js';

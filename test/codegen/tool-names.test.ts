@@ -11,8 +11,8 @@ import { generate, type GenerateResult } from '../../codegen/generate.js';
 import { loadSpec } from '../../codegen/load-spec.js';
 import { isValidToolName, usableOperationSlug, withHashSuffix } from '../../codegen/naming.js';
 import { planSpec } from '../../codegen/plan-spec.js';
-import { compileArgumentValidators } from '../../src/dispatch/tool-arguments.js';
-import { buildToolInput } from '../../src/dispatch/tool-input.js';
+import { compileArgumentValidators } from '../../src/mcp/tools/arguments.js';
+import { buildToolInput } from '../../src/mcp/tools/input.js';
 import { FIXTURES, makeTempDir, readYaml, writeSpec } from './support.js';
 
 const BAD_NAMES = path.join(FIXTURES, 'bad-names.yaml');

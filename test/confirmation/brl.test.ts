@@ -1,7 +1,7 @@
 /** formatBrl(): integer cents → the Brazilian way of writing reais, digit by digit. */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { formatBrl } from '../../src/confirmation/brl.js';
+import { formatBrl } from '../../src/api/confirmation/brl.js';
 
 describe('formatBrl()', function () {
   const table: [number, string][] = [

@@ -1,7 +1,7 @@
 /**
  * Confirmation is enforced by `execute` itself (defence in depth, docs/security.md#confirmation), not only by
  * the dispatcher reading `destructiveHint`: a destructive call on the `mcp` channel runs only
- * with a ConfirmationProof made by src/mcp/confirmation.ts, consumed in the write's transaction;
+ * with a ConfirmationProof made by src/mcp/tools/confirmation/confirmation.ts, consumed in the write's transaction;
  * without one `execute` answers `needs_confirmation` and runs nothing.
  */
 import { expect } from 'chai';
@@ -9,8 +9,8 @@ import { tools } from '../../generated/registry.gen.js';
 import type { Caller } from '../../src/api/context.js';
 import { ApiError } from '../../src/api/errors.js';
 import { claimConfirmationIssuer, type ConfirmationProof, type ExecuteDone, type ExecuteRequest, type ExecuteResult, type PreparedCall } from '../../src/api/service.js';
-import { buildToolInput } from '../../src/dispatch/tool-input.js';
-import { createConfirmation } from '../../src/mcp/confirmation.js';
+import { buildToolInput } from '../../src/mcp/tools/input.js';
+import { createConfirmation } from './support.js';
 import type { ToolDefinition } from '../../src/runtime/types.js';
 import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -116,14 +116,14 @@ describe('execute() runs no destructive MCP call without a confirmation proof', 
     for (const tool of tools) expect(tool.operation.destructive, tool.name).to.equal(tool.annotations.destructiveHint);
   });
 
-  it('hands out the proof issuer once: src/mcp/confirmation.ts already holds it', function () {
+  it('hands out the proof issuer once: src/mcp/tools/confirmation/confirmation.ts already holds it', function () {
     expect(() => claimConfirmationIssuer()).to.throw(/already claimed/);
   });
 
   describe('a real proof', () => {
     const era = { modern: true, version: '2026-07-28', clientCapabilities: FORM } as const;
 
-    /** Asks, then accepts: the proof src/mcp/confirmation.ts issues for this very `prepared` call. */
+    /** Asks, then accepts: the proof src/mcp/tools/confirmation/confirmation.ts issues for this very `prepared` call. */
     async function confirmFor(prepared: PreparedCall, args: Record<string, unknown>): Promise<ConfirmationProof> {
       const confirm = createConfirmation({ config: app.services.config, db: app.services.db });
       const base = { era, clientCapabilities: FORM, tool: settle, args, prepared };

@@ -5,8 +5,8 @@
  */
 import { expect } from 'chai';
 import { sql } from 'kysely';
-import { sealState } from '../../src/confirmation/state.js';
-import { digestArguments } from '../../src/confirmation/canonical-args.js';
+import { sealState } from '../../src/api/confirmation/state.js';
+import { digestArguments } from '../../src/api/confirmation/canonical-args.js';
 import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import {

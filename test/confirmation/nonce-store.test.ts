@@ -1,6 +1,6 @@
 /** consumeNonce() / purgeExpiredNonces(): single use on the real database (SQLite, or PostgreSQL with DATABASE_URL). */
 import { expect } from 'chai';
-import { consumeNonce, purgeExpiredNonces } from '../../src/confirmation/nonce-store.js';
+import { consumeNonce, purgeExpiredNonces } from '../../src/api/confirmation/nonce-store.js';
 import { ApiError } from '../../src/api/errors.js';
 import { DEMO } from '../../src/seed/ids.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.js';

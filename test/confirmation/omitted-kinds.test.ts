@@ -11,7 +11,7 @@ import { DEMO } from '../helpers/index.js';
 import { okCaller, startRestApp, type RestApp } from '../api/support/rest-app.js';
 import { buildSmallOfx } from '../api/support/coverage-requests.js';
 import { loadFixtures, type Fixtures } from '../api/rules/support.js';
-import { describerFor } from '../../src/confirmation/describe.js';
+import { describerFor } from './support.js';
 import type { Caller } from '../../src/api/context.js';
 
 const M = DEMO.workspaces.matriz;

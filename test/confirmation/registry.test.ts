@@ -45,7 +45,7 @@ function templatePattern(template: string): RegExp {
   return new RegExp(`^${segments.map((segment) => ('text' in segment ? escape(segment.text) : segment.format === 'brl' ? BRL : '".+"')).join('')}$`);
 }
 
-/** The sentences of the named describers (src/confirmation) that a spec may pick with `{describer: …}`. */
+/** The sentences of the named describers (src/api/confirmation) that a spec may pick with `{describer: …}`. */
 const DESCRIBED: Readonly<Record<string, (op: OperationRef, args: Record<string, unknown>) => RegExp>> = {
   title: (op) => {
     const noun = op.path.split('/')[2]?.replace(/s$/, '') ?? '';

@@ -7,9 +7,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { canonicalizeJson, digestArguments } from '../../src/confirmation/canonical-args.js';
-import { CONFIRMATION_KEY_FILE, loadConfirmationKey } from '../../src/confirmation/key.js';
-import { InvalidConfirmationState, createNonce, openState, sealState, type ConfirmationClaims } from '../../src/confirmation/state.js';
+import { canonicalizeJson, digestArguments } from '../../src/api/confirmation/canonical-args.js';
+import { CONFIRMATION_KEY_FILE, loadConfirmationKey } from '../../src/api/confirmation/key.js';
+import { InvalidConfirmationState, createNonce, openState, sealState, type ConfirmationClaims } from '../../src/api/confirmation/state.js';
 
 const claims: ConfirmationClaims = {
   tool: 'finance_payables_settle', argsDigest: digestArguments({ id: 'x' }), personId: 'p', organizationId: 'o',

@@ -4,6 +4,13 @@
  */
 import type { Kysely } from 'kysely';
 import { expect } from 'chai';
+import { handlers } from '../../generated/handlers.gen.js';
+import { routes } from '../../generated/registry.gen.js';
+import { createConfirmationDescribers } from '../../src/api/confirmation/describe.js';
+import { ApiError } from '../../src/api/errors.js';
+import type { ConfirmationProof } from '../../src/api/service.js';
+import { createConfirmation as createMcpConfirmation, type ConfirmationDeps } from '../../src/mcp/tools/confirmation/confirmation.js';
+import { isRefusal, type ConfirmationRequest, type InputRequired } from '../../src/mcp/tools/confirmation/types.js';
 import type { Database } from '../../src/store/schema.js';
 import { DEMO } from '../../src/seed/ids.js';
 
@@ -24,6 +31,32 @@ export interface CallAnswer {
 }
 
 let nextId = 1;
+
+/** The sentences of the destructive operations, built as the wiring builds them (src/bootstrap.ts) from the generated registry and handler index. */
+export const { describerFor } = createConfirmationDescribers({ routes, handlers });
+
+/** The MCP confirmation's two steps as the proof tests drive them: a refusal either answers instead is thrown. */
+export interface ConfirmationSteps {
+  ask(request: ConfirmationRequest): Promise<InputRequired>;
+  verify(request: ConfirmationRequest): Promise<ConfirmationProof | undefined>;
+}
+
+/** The MCP confirmation (src/mcp/tools/confirmation) over those sentences: `ask` answers the input_required result, `verify` the proof or nothing yet. */
+export function createConfirmation(deps: Omit<ConfirmationDeps, 'describers'>): ConfirmationSteps {
+  const confirmation = createMcpConfirmation({ ...deps, describers: { describerFor } });
+  return {
+    async ask(request) {
+      const question = await confirmation.ask(request);
+      if (question instanceof ApiError) throw question;
+      return question;
+    },
+    async verify(request) {
+      const verdict = await confirmation.verify(request);
+      if (isRefusal(verdict)) throw verdict;
+      return verdict;
+    },
+  };
+}
 
 export async function callTool(url: string, token: string, name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallAnswer> {
   const capabilities = options.capabilities === undefined ? FORM : options.capabilities;

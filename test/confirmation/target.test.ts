@@ -1,6 +1,6 @@
 /** quoteName(): record values inside a confirmation sentence are flattened, never markup nor bidi controls. */
 import { expect } from 'chai';
-import { quoteName } from '../../src/confirmation/target.js';
+import { quoteName } from '../../src/api/confirmation/target.js';
 import { sanitizeDisplayText } from '../../src/api/display-text.js';
 import { quoteValue } from '../../src/mcp/features/prompts/arguments.js';
 import { addEraTitle } from '../../src/mcp/features/resources/provider.js';

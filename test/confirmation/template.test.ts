@@ -1,7 +1,7 @@
 /** `x-kobana-confirm` templates: the grammar the generator enforces and the sentence rendered over a record. */
 import { expect } from 'chai';
 import { parseConfirmTemplate, type TemplateSegment } from '../../src/runtime/confirm-template.js';
-import { renderConfirmTemplate } from '../../src/confirmation/template.js';
+import { renderConfirmTemplate } from '../../src/api/confirmation/template.js';
 
 function render(template: string, record: unknown): string {
   const segments = parseConfirmTemplate(template);

@@ -1,7 +1,7 @@
 /**
- * The confirmation seam (src/mcp/confirmation.ts): a replacement confirmation is called only for
+ * The confirmation seam (src/mcp/tools/confirmation/confirmation.ts): a replacement confirmation is called only for
  * destructive tools after every check and can answer `input_required` (nothing written), but it
- * cannot let the call proceed: only src/mcp/confirmation.ts makes the proof `execute` demands,
+ * cannot let the call proceed: only src/mcp/tools/confirmation/confirmation.ts makes the proof `execute` demands,
  * so a look-alike proof is refused with confirmation_required. Real services, second router.
  */
 import http from 'node:http';
@@ -11,7 +11,7 @@ import Koa from 'koa';
 import { tools, resourceTemplates } from '../../generated/registry.gen.js';
 import { DEMO } from '../../src/seed/ids.js';
 import type { ConfirmationProof } from '../../src/api/service.js';
-import type { ConfirmationRequest, DestructiveCallConfirmation } from '../../src/mcp/confirmation.js';
+import type { ConfirmationRequest, DestructiveCallConfirmation } from '../../src/mcp/tools/confirmation/types.js';
 import { createMcpRouter } from '../../src/mcp/router.js';
 import { ALL_WRITE, startTestApp, type TestApp } from './support/app.js';
 import { modernRequest, postMcp } from './support/wire.js';

@@ -6,8 +6,8 @@
  */
 import { expect } from 'chai';
 import { countTokens } from 'gpt-tokenizer';
-import { MAX_LIST_PAGE_BYTES } from '../../src/mcp/methods/tools.js';
-import { PAGE_CUT_META } from '../../src/mcp/tool-result.js';
+import { MAX_LIST_PAGE_BYTES } from '../../src/mcp/tools/call.js';
+import { PAGE_CUT_META } from '../../src/mcp/tools/result.js';
 import { DEMO } from '../../src/seed/ids.js';
 import { ALL_WRITE, startTestApp, type TestApp } from './support/app.js';
 import { postMcp } from './support/wire.js';

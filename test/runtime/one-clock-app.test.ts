@@ -6,7 +6,7 @@
  * the prompts' and completions' "today" is the clock's day.
  */
 import { expect } from 'chai';
-import { CONFIRMATION_TTL_SECONDS } from '../../src/confirmation/state.js';
+import { CONFIRMATION_TTL_SECONDS } from '../../src/api/confirmation/state.js';
 import { IDEMPOTENCY_TTL_MS } from '../../src/api/idempotency.js';
 import { CLOCK_TOLERANCE_SECONDS } from '../../src/auth/verify.js';
 import { createManualClock, type ManualClock } from '../helpers/clock.js';

@@ -3,7 +3,7 @@
  * (`resultType`, `ttlMs`, `_meta`) is applied by `src/mcp/respond.ts`, never by handlers.
  */
 import type { Logger } from 'pino';
-import type { Caller } from '../../dispatch/index.js';
+import type { Caller } from '../../api/index.js';
 import type { PreparedResult } from '../json-rpc.js';
 import type { ToolView } from '../view.js';
 import type { Era } from '../versions.js';

@@ -2,15 +2,15 @@
  * Which describer answers each destructive operation, read from the generated classification
  * (`OperationRef.confirmation`, from the spec's `x-kobana-confirm`): a template rendered over
  * the target record (read by the handler of the operation's own GET), or one of the named
- * describers below for sentences that need joins. Built once at load: a spec naming an unknown
- * describer fails start-up. An operation without one cannot be confirmed, so it never runs
- * through MCP (`describerFor` returns undefined and the call is refused).
+ * describers below for sentences that need joins. Built once, at start-up, from the registry and
+ * the handler index the wiring passes in (src/bootstrap.ts, the only importer of
+ * generated/handlers.gen.ts): a spec naming an unknown describer fails start-up. An operation
+ * without one cannot be confirmed, so it never runs through MCP (`describerFor` returns
+ * undefined and the call is refused).
  */
-import { handlers } from '../../generated/handlers.gen.js';
-import { routes } from '../../generated/registry.gen.js';
-import type { OperationHandler } from '../api/index.js';
-import { parseConfirmTemplate } from '../runtime/confirm-template.js';
-import type { ConfirmationSpec, OperationRef } from '../runtime/types.js';
+import type { OperationHandler } from '../context.js';
+import { parseConfirmTemplate } from '../../runtime/confirm-template.js';
+import type { ConfirmationSpec, OperationRef, RouteDefinition } from '../../runtime/types.js';
 import { describeAttachmentUnlink } from './describe-attachments.js';
 import { describeTransactionDelete } from './describe-records.js';
 import { buildTitleDescriber, type TitleAction } from './describe-titles.js';
@@ -18,9 +18,9 @@ import { describeTransfer } from './describe-transfers.js';
 import { describeReconciliation } from './describe-reconciliations.js';
 import type { DescribeTarget } from './target.js';
 import { renderConfirmTemplate } from './template.js';
-import { describerServes, isDescriberName, type DescriberName } from '../runtime/describers.js';
-import { createDeadline } from '../runtime/deadline.js';
-import { findOmittedKinds } from '../api/index.js';
+import { describerServes, isDescriberName, type DescriberName } from '../../runtime/describers.js';
+import { createDeadline } from '../../runtime/deadline.js';
+import { findOmittedKinds } from '../authorize.js';
 
 /** The target read's deadline: REQUEST_DEADLINE_MS's default. */
 const TARGET_READ_DEADLINE_MS = 10_000;
@@ -58,19 +58,32 @@ function buildTemplateDescriber(operationId: string, template: string, read: Ope
   };
 }
 
-function buildDescriber(operation: OperationRef, spec: ConfirmationSpec): DescribeTarget {
+/** What the describers are built from: the routes (their operations and `x-kobana-confirm`) and the handlers of the target reads. */
+export interface DescriberSources {
+  readonly routes: readonly RouteDefinition[];
+  readonly handlers: Readonly<Record<string, OperationHandler>>;
+}
+
+/** The sentence of each destructive operation, looked up by operationId. */
+export interface ConfirmationDescribers {
+  /** The describer of `operationId`; undefined when the operation has none (it cannot be confirmed). */
+  describerFor(operationId: string): DescribeTarget | undefined;
+}
+
+function buildDescriber(sources: DescriberSources, operation: OperationRef, spec: ConfirmationSpec): DescribeTarget {
   if ('template' in spec) {
-    const target = routes.find((route) => route.operation.operationId === spec.target)?.operation;
-    return buildTemplateDescriber(operation.operationId, spec.template, handlers[spec.target as keyof typeof handlers], target);
+    const target = sources.routes.find((route) => route.operation.operationId === spec.target)?.operation;
+    const read = Object.hasOwn(sources.handlers, spec.target) ? sources.handlers[spec.target] : undefined;
+    return buildTemplateDescriber(operation.operationId, spec.template, read, target);
   }
   const named = isDescriberName(spec.describer) ? NAMED_DESCRIBERS[spec.describer] : undefined;
   if (named === undefined) throw new Error(`x-kobana-confirm of ${operation.operationId} names an unknown describer: ${spec.describer}`);
   return named(operation);
 }
 
-const DESCRIBERS: ReadonlyMap<string, DescribeTarget> = new Map(routes.flatMap(({ operation }) =>
-  operation.confirmation === null ? [] : [[operation.operationId, buildDescriber(operation, operation.confirmation)] as const]));
-
-export function describerFor(operationId: string): DescribeTarget | undefined {
-  return DESCRIBERS.get(operationId);
+/** Builds every destructive operation's describer once; throws when a spec cannot be served. */
+export function createConfirmationDescribers(sources: DescriberSources): ConfirmationDescribers {
+  const describers: ReadonlyMap<string, DescribeTarget> = new Map(sources.routes.flatMap(({ operation }) =>
+    operation.confirmation === null ? [] : [[operation.operationId, buildDescriber(sources, operation, operation.confirmation)] as const]));
+  return { describerFor: (operationId) => describers.get(operationId) };
 }

@@ -5,9 +5,9 @@
  * any other store failure means single use cannot be guaranteed → `confirmation_unavailable`.
  */
 import type { Kysely } from 'kysely';
-import { ApiError } from '../api/index.js';
-import { isUniqueViolation } from '../api/index.js';
-import type { Database } from '../store/schema.js';
+import { ApiError } from '../errors.js';
+import { isUniqueViolation } from '../records.js';
+import type { Database } from '../../store/schema.js';
 
 export interface NonceUse {
   readonly nonce: string;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { buildToolInput } from '../../src/dispatch/tool-input.js';
-import type { ToolDefinition } from '../../src/runtime/types.js';
+import { buildToolInput } from '../../../src/mcp/tools/input.js';
+import type { ToolDefinition } from '../../../src/runtime/types.js';
 
 const operation = { operationId: 'payables.list', method: 'GET', path: '/v1/payables', scopes: [], permission: '', movesMoney: false, workspaceScoped: true,
   readOnly: true, destructive: false, idempotent: true, confirmation: null, changes: [], shows: [], sums: [] } as const;

@@ -4,10 +4,10 @@
  * data, never markup: `quoteName` flattens them so a crafted name cannot forge or reorder the sentence.
  */
 import type { Kysely } from 'kysely';
-import type { Caller, OperationInput } from '../api/index.js';
-import { sanitizeDisplayText } from '../api/index.js';
-import { mayRead } from '../api/index.js';
-import type { Database } from '../store/schema.js';
+import type { Caller, OperationInput } from '../context.js';
+import { sanitizeDisplayText } from '../display-text.js';
+import { mayRead } from '../authorize.js';
+import type { Database } from '../../store/schema.js';
 
 export interface ConfirmationTarget {
   /** The target record's version now; null when the call has no target record (transfers). */

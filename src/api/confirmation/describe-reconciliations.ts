@@ -4,11 +4,11 @@
  * (R$ 1.200,00), settling it?`. Read in the caller's workspace; unknown ids are named as such
  * (the operation itself answers the error). At most five records are named.
  */
-import { readBody } from '../api/index.js';
+import { readBody } from '../records.js';
 import { formatBrl } from './brl.js';
 import { quoteName, type DescribeTarget } from './target.js';
-import { mayRead } from '../api/index.js';
-import { kindOfType } from '../api/index.js';
+import { mayRead } from '../authorize.js';
+import { kindOfType } from '../omitted.js';
 
 const NAMED = 5;
 

@@ -4,9 +4,9 @@
  * argument values.
  */
 import { symbols, type Logger } from 'pino';
-import type { Metrics } from '../http/metrics.js';
-import type { Caller } from '../dispatch/index.js';
-import type { Era } from './versions.js';
+import type { Metrics } from '../../http/metrics.js';
+import type { Caller } from '../../api/index.js';
+import type { Era } from '../versions.js';
 
 export interface ToolCallRecord {
   readonly tool: string;

@@ -1,7 +1,7 @@
 /**
  * The digest that binds a confirmation to the exact arguments of a call: SHA-256 (base64url)
  * of the canonical JSON (object keys sorted recursively, arrays in order, nothing excluded).
- * What the arguments mean is the dispatcher's business, not this file's.
+ * What the arguments mean is the channel's business (MCP: src/mcp/tools/input.ts), not this file's.
  */
 import { createHash } from 'node:crypto';
 

@@ -4,7 +4,7 @@
  * reorder the sentence; `{field:brl}` shows a money string in reais; numbers and booleans are
  * printed as they are; a field the record lacks reads `(none)`.
  */
-import type { TemplateSegment } from '../runtime/confirm-template.js';
+import type { TemplateSegment } from '../../runtime/confirm-template.js';
 import { formatBrl } from './brl.js';
 import { quoteName } from './target.js';
 

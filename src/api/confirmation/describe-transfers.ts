@@ -3,9 +3,9 @@
  * "B"?`. A transfer has no target record yet, so no version is bound. The accounts are read
  * with the API's own reference check, so an unknown account fails as the operation would.
  */
-import { parseMoneyInput } from '../api/index.js';
-import { readBody } from '../api/index.js';
-import { requireAccountReference } from '../api/index.js';
+import { parseMoneyInput } from '../money.js';
+import { readBody } from '../records.js';
+import { requireAccountReference } from '../rules/references.js';
 import { formatBrl } from './brl.js';
 import { nameIfReadable, type DescribeTarget } from './target.js';
 

@@ -6,10 +6,10 @@
  * envelope as text and `{code, message, details}` as `structuredContent`. The one place MCP
  * renders operation outcomes.
  */
-import type { ApiError, FileOutput, OperationOutput } from '../dispatch/index.js';
-import { RawJson } from './json-rpc.js';
-import { WRAPPED_RESULT_PROPERTY } from '../runtime/output-schema.js';
-import type { ToolDefinition } from '../runtime/types.js';
+import type { ApiError, FileOutput, OperationOutput } from '../../api/index.js';
+import { RawJson } from '../json-rpc.js';
+import { WRAPPED_RESULT_PROPERTY } from '../../runtime/output-schema.js';
+import type { ToolDefinition } from '../../runtime/types.js';
 
 export interface ToolResult {
   readonly content: readonly { readonly type: 'text'; readonly text: string }[];
@@ -26,7 +26,7 @@ export const PAGE_CUT_META = 'app.kobana.finance/page-cut';
 
 export const REPLAYED_NOTE = 'Replayed: this is the stored result of an earlier call with the same idempotency_key and arguments; nothing ran again.';
 
-/** How a list page was cut to fit (the list engine cuts it; `readPageCut` in methods/tools.ts notices). */
+/** How a list page was cut to fit (the list engine cuts it; `readPageCut` in call.ts notices). */
 export interface PageCut {
   readonly returned: number;
   readonly requested: number;

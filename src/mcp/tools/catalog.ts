@@ -6,14 +6,14 @@
  * shown is scope ∩ permission (`OperationService.canReach`) narrowed by the request's view
  * (view.ts).
  */
-import type { Caller, OperationService } from '../dispatch/index.js';
-import { Lru } from '../runtime/lru.js';
-import { decodeArguments, toSchemaProfile, type Decoder, type SchemaProfile } from '../runtime/schema-profiles.js';
-import type { JsonSchema, ToolDefinition } from '../runtime/types.js';
-import { PreparedResult, RawJson, serializeResult } from './json-rpc.js';
-import { shapeResult } from './respond.js';
-import { DEFAULT_VIEW, viewShows, type ToolView } from './view.js';
-import { knowsStructuredOutput, knowsTitles, type Era } from './versions.js';
+import type { Caller, OperationService } from '../../api/index.js';
+import { Lru } from '../../runtime/lru.js';
+import { decodeArguments, toSchemaProfile, type Decoder, type SchemaProfile } from '../../runtime/schema-profiles.js';
+import type { JsonSchema, ToolDefinition } from '../../runtime/types.js';
+import { PreparedResult, RawJson, serializeResult } from '../json-rpc.js';
+import { shapeResult } from '../respond.js';
+import { DEFAULT_VIEW, viewShows, type ToolView } from '../view.js';
+import { knowsStructuredOutput, knowsTitles, type Era } from '../versions.js';
 
 export interface CatalogEntry {
   readonly tool: ToolDefinition;
@@ -54,17 +54,12 @@ interface ProfiledEntry {
   readonly decoder: Decoder | null;
 }
 
-/** Name order makes the list deterministic whatever order the registry arrives in. */
-export function createToolCatalog(tools: readonly ToolDefinition[], operations: Pick<OperationService, 'canReach'>): ToolCatalog {
-  const entries: CatalogEntry[] = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((tool) => ({ tool }));
-  const byName = new Map(entries.map((entry) => [entry.tool.name, entry]));
-  const indexOf = new Map(entries.map((entry, index) => [entry, index]));
-  const toolsets = new Set(entries.flatMap((entry) => entry.tool.toolsets));
+type Entries = readonly CatalogEntry[];
+
+/** Each tool's input schema and JSON per schema form (and era variant), computed the first time the form is asked for. */
+function createSchemaForms(entries: Entries): { profiled(profile: SchemaProfile): readonly ProfiledEntry[]; toolJson(era: Era, profile: SchemaProfile): readonly string[] } {
   const profiles = new Map<SchemaProfile, readonly ProfiledEntry[]>();
   const serialized = new Map<string, readonly string[]>();
-  const lists = new Lru<string, PreparedResult>(MAX_CACHED_LISTS);
-
-  /** Each tool's input schema in a schema form, computed the first time the form is asked for. */
   const profiled = (profile: SchemaProfile): readonly ProfiledEntry[] => {
     let forms = profiles.get(profile);
     if (forms === undefined) {
@@ -77,8 +72,6 @@ export function createToolCatalog(tools: readonly ToolDefinition[], operations: 
     }
     return forms;
   };
-
-  /** Each tool's JSON for one protocol version and schema form. */
   const toolJson = (era: Era, profile: SchemaProfile): readonly string[] => {
     const key = `${knowsTitles(era) ? 't' : 'u'}${knowsStructuredOutput(era) ? 'o' : ''}|${profile}`;
     let texts = serialized.get(key);
@@ -89,15 +82,20 @@ export function createToolCatalog(tools: readonly ToolDefinition[], operations: 
     }
     return texts;
   };
+  return { profiled, toolJson };
+}
 
-  /** One character per tool, '1' where scope ∩ permission reaches it: cheap to build, unique per reachable set. */
+/**
+ * One character per tool, '1' where scope ∩ permission reaches it: cheap to build, unique per
+ * reachable set. Reachability depends on the caller's membership and token scopes only
+ * (canReach). Both are the same objects from call to call while the token's verification and the
+ * identity version are cached (auth/verify.ts, auth/caller.ts); any change there makes new
+ * objects, so a flag set kept under the old ones is never consulted again.
+ */
+function createReachFlags(entries: Entries, operations: Pick<OperationService, 'canReach'>): (caller: Caller) => string {
   const computeReach = (caller: Caller): string => entries.map(({ tool }) => (operations.canReach(caller, tool.operation) ? '1' : '0')).join('');
-  // Reachability depends on the caller's membership and token scopes only (canReach). Both are
-  // the same objects from call to call while the token's verification and the identity version
-  // are cached (auth/verify.ts, auth/caller.ts); any change there makes new objects, so a flag
-  // set kept under the old ones is never consulted again.
   const reachable = new WeakMap<object, WeakMap<object, string>>();
-  const reachFlags = (caller: Caller): string => {
+  return (caller) => {
     if (caller.membership === null) return computeReach(caller);
     let byScopes = reachable.get(caller.membership);
     if (byScopes === undefined) {
@@ -111,31 +109,42 @@ export function createToolCatalog(tools: readonly ToolDefinition[], operations: 
     }
     return flags;
   };
+}
 
+/** The reach flags narrowed by the view: a tool is shown when the caller reaches it and the view shows it. */
+function applyView(entries: Entries, reach: string, view: ToolView): string {
+  if (view === DEFAULT_VIEW) return reach;
+  let flags = '';
+  entries.forEach(({ tool }, index) => { flags += reach[index] === '1' && viewShows(view, tool) ? '1' : '0'; });
+  return flags;
+}
+
+/** Name order makes the list deterministic whatever order the registry arrives in. */
+export function createToolCatalog(tools: readonly ToolDefinition[], operations: Pick<OperationService, 'canReach'>): ToolCatalog {
+  const entries: CatalogEntry[] = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((tool) => ({ tool }));
+  const byName = new Map(entries.map((entry) => [entry.tool.name, entry]));
+  const indexOf = new Map(entries.map((entry, index) => [entry, index]));
+  const forms = createSchemaForms(entries);
+  const reachFlags = createReachFlags(entries, operations);
+  const lists = new Lru<string, PreparedResult>(MAX_CACHED_LISTS);
   return {
     entries,
-    toolsets,
+    toolsets: new Set(entries.flatMap((entry) => entry.tool.toolsets)),
     find(name, view) {
       const entry = byName.get(name);
       return entry !== undefined && viewShows(view, entry.tool) ? entry : undefined;
     },
     decodeArguments(entry, view, args) {
       if (view.schemaProfile === 'canonical') return args;
-      const decoder = profiled(view.schemaProfile)[indexOf.get(entry)!]!.decoder;
+      const decoder = forms.profiled(view.schemaProfile)[indexOf.get(entry)!]!.decoder;
       return decoder === null ? args : decodeArguments(decoder, args);
     },
     listResult(caller, era, view) {
-      const reach = reachFlags(caller);
-      let flags = reach;
-      if (view !== DEFAULT_VIEW) {
-        flags = '';
-        entries.forEach(({ tool }, index) => { flags += reach[index] === '1' && viewShows(view, tool) ? '1' : '0'; });
-      }
+      const flags = applyView(entries, reachFlags(caller), view);
       const key = `${era.version}|${view.schemaProfile}|${flags}`;
       let cached = lists.get(key);
       if (cached !== undefined) return cached;
-      const texts = toolJson(era, view.schemaProfile);
-      const shown = texts.filter((_, index) => flags[index] === '1');
+      const shown = forms.toolJson(era, view.schemaProfile).filter((_, index) => flags[index] === '1');
       const result = shapeResult(era, { callerScoped: true }, { tools: new RawJson(`[${shown.join(',')}]`) });
       cached = new PreparedResult(serializeResult(result));
       lists.set(key, cached);

@@ -3,14 +3,14 @@
  * on `describeTitleForConfirmation` (src/api/rules/titles.ts) so the record, counterparty,
  * amount and account come from the same reads the API uses. Business rules stay in the API.
  */
-import { notFound } from '../api/index.js';
-import { parseMoneyInputAllowZero } from '../api/index.js';
-import { readBody } from '../api/index.js';
-import { isUuid } from '../runtime/values.js';
-import { describeTitleForConfirmation, type TitleConfirmationSummary } from '../api/index.js';
+import { notFound } from '../errors.js';
+import { parseMoneyInputAllowZero } from '../money.js';
+import { readBody } from '../records.js';
+import { isUuid } from '../../runtime/values.js';
+import { describeTitleForConfirmation, type TitleConfirmationSummary } from '../rules/titles.js';
 import { formatBrl } from './brl.js';
 import { nameIfReadable, quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
-import type { TITLE_DESCRIBER_ACTIONS } from '../runtime/describers.js';
+import type { TITLE_DESCRIBER_ACTIONS } from '../../runtime/describers.js';
 
 type TitleKind = 'payable' | 'receivable';
 export type TitleAction = (typeof TITLE_DESCRIBER_ACTIONS)[number];

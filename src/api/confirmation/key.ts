@@ -8,10 +8,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import type { Config } from '../config.js';
-import type { Database } from '../store/schema.js';
-import { isPostgres } from '../store/migrations/column-types.js';
-import { clockDate, systemClock, type Clock } from '../runtime/clock.js';
+import type { Config } from '../../config.js';
+import type { Database } from '../../store/schema.js';
+import { isPostgres } from '../../store/migrations/column-types.js';
+import { clockDate, systemClock, type Clock } from '../../runtime/clock.js';
 
 export const CONFIRMATION_KEY_FILE = 'confirmation-key';
 /** Its row in `shared_secrets`. */

@@ -4,11 +4,11 @@
  * the one bound: linking, unlinking and edits all bump it.
  */
 import type { Kysely } from 'kysely';
-import { notFound } from '../api/index.js';
-import type { Database } from '../store/schema.js';
+import { notFound } from '../errors.js';
+import type { Database } from '../../store/schema.js';
 import { quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
-import { mayRead } from '../api/index.js';
-import { kindOfType } from '../api/index.js';
+import { mayRead } from '../authorize.js';
+import { kindOfType } from '../omitted.js';
 
 const PARENT_TYPES = ['payable', 'receivable', 'transaction'] as const;
 type ParentType = (typeof PARENT_TYPES)[number];

@@ -3,8 +3,8 @@
  * transaction}`): type, amount, party, account and date. Reads only the target in the caller's
  * workspace; the API decides whether the delete is allowed (settlement rows → 422).
  */
-import { notFound } from '../api/index.js';
-import { isUuid } from '../runtime/values.js';
+import { notFound } from '../errors.js';
+import { isUuid } from '../../runtime/values.js';
 import { formatBrl } from './brl.js';
 import { nameIfReadable, quoteName, readPathId, type DescribeTarget } from './target.js';
 

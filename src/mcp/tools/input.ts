@@ -1,15 +1,14 @@
 /**
  * Tool arguments → the transport-neutral `OperationInput`, driven only by the generated
  * `ToolDefinition.args` table (renamed arguments included: the table says where each goes). Owns
- * the MCP list vocabulary (`sort_by`; `filters` lists as `in`, plain values as `eq`); validation of the arguments and every authorization check are left to others.
+ * the MCP list vocabulary (`sort_by`; `filters` lists as `in`, plain values as `eq`); a list tool
+ * called without `limit` gets the API's `DEFAULT_LIMIT` (the REST default too). Validation of the
+ * arguments and every authorization check are left to others.
  */
-import type { ListQuery, OperationInput } from '../api/index.js';
-import { readFilterForms, type FilterForm } from '../runtime/tool-schema.js';
-import type { FilterOperator, ToolDefinition } from '../runtime/types.js';
-import { isPlainObject } from '../runtime/values.js';
-
-/** The page size when a list tool is called without `limit` (the REST default too). */
-export const DEFAULT_LIST_LIMIT = 25;
+import { DEFAULT_LIMIT, type ListQuery, type OperationInput } from '../../api/index.js';
+import { readFilterForms, type FilterForm } from '../../runtime/tool-schema.js';
+import type { ArgumentTarget, FilterOperator, ToolDefinition } from '../../runtime/types.js';
+import { isPlainObject } from '../../runtime/values.js';
 
 export interface ToolInput {
   readonly input: OperationInput;
@@ -66,45 +65,69 @@ function normalizeFilters(forms: ReadonlyMap<string, FilterForm>, value: unknown
 
 const VALUE_FORM: FilterForm = { form: 'value' };
 
+/** The list query as the arguments build it (ListQuery's fields, writable while building). */
+interface ListDraft {
+  limit: number;
+  cursor?: string;
+  sort?: string;
+  fields?: readonly string[];
+  filters: Filters;
+}
+
+/** The operation input while the arguments are read one by one. */
+interface InputDraft {
+  readonly path: Record<string, string>;
+  readonly query: Record<string, unknown>;
+  body: unknown;
+  list: ListDraft | undefined;
+  workspaceArgument: string | undefined;
+  idempotencyKey: string | undefined;
+}
+
+/** Puts one argument where its target says (the generated `ToolDefinition.args` table). */
+function placeArgument(draft: InputDraft, target: ArgumentTarget, value: unknown, tool: ToolDefinition, name: string): void {
+  switch (target.in) {
+    case 'workspace':
+      if (typeof value === 'string') draft.workspaceArgument = value;
+      return;
+    case 'path':
+      draft.path[target.name] = String(value);
+      return;
+    case 'query':
+      draft.query[target.name] = value;
+      return;
+    case 'header':
+      // Idempotency-Key is the only header parameter of the API (a reusable component of openapi/v1.yaml).
+      if (target.name.toLowerCase() === 'idempotency-key') draft.idempotencyKey = String(value);
+      else draft.query[target.name] = value;
+      return;
+    case 'body':
+      // Target name '' is the whole body (a non-object request schema, src/runtime/tool-view.ts).
+      if (target.name === '') draft.body = value;
+      else if (draft.body !== null && typeof draft.body === 'object') (draft.body as Record<string, unknown>)[target.name] = value;
+      return;
+    case 'list':
+      draft.list = target.name === 'filters'
+        ? { ...(draft.list ?? { limit: DEFAULT_LIMIT }), filters: normalizeFilters(readToolFilterForms(tool, name), value) }
+        : applyListArgument(draft.list ?? { limit: DEFAULT_LIMIT, filters: {} }, target.name, value);
+  }
+}
+
 /** Builds the operation input from already-validated arguments. Unknown arguments are ignored. */
 export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<string, unknown>>): ToolInput {
-  const path: Record<string, string> = {};
-  const query: Record<string, unknown> = {};
-  let body: unknown = hasBodyArguments(tool) ? {} : undefined;
-  let list: { limit: number; cursor?: string; sort?: string; fields?: readonly string[]; filters: Filters } | undefined =
-    isListTool(tool) ? { limit: DEFAULT_LIST_LIMIT, filters: {} } : undefined;
-  let workspaceArgument: string | undefined;
-  let idempotencyKey: string | undefined;
+  const draft: InputDraft = {
+    path: {},
+    query: {},
+    body: hasBodyArguments(tool) ? {} : undefined,
+    list: isListTool(tool) ? { limit: DEFAULT_LIMIT, filters: {} } : undefined,
+    workspaceArgument: undefined,
+    idempotencyKey: undefined,
+  };
   for (const [name, value] of Object.entries(args)) {
     const target = Object.hasOwn(tool.args, name) ? tool.args[name] : undefined;
-    if (target === undefined || value === undefined) continue;
-    switch (target.in) {
-      case 'workspace':
-        if (typeof value === 'string') workspaceArgument = value;
-        break;
-      case 'path':
-        path[target.name] = String(value);
-        break;
-      case 'query':
-        query[target.name] = value;
-        break;
-      case 'header':
-        // Idempotency-Key is the only header parameter of the API (a reusable component of openapi/v1.yaml).
-        if (target.name.toLowerCase() === 'idempotency-key') idempotencyKey = String(value);
-        else query[target.name] = value;
-        break;
-      case 'body':
-        // Target name '' is the whole body (a non-object request schema, src/runtime/tool-view.ts).
-        if (target.name === '') body = value;
-        else if (body !== null && typeof body === 'object') (body as Record<string, unknown>)[target.name] = value;
-        break;
-      case 'list':
-        list = target.name === 'filters'
-          ? { ...(list ?? { limit: DEFAULT_LIST_LIMIT }), filters: normalizeFilters(readToolFilterForms(tool, name), value) }
-          : applyListArgument(list ?? { limit: DEFAULT_LIST_LIMIT, filters: {} }, target.name, value);
-        break;
-    }
+    if (target !== undefined && value !== undefined) placeArgument(draft, target, value, tool, name);
   }
+  const { path, query, body, list, idempotencyKey } = draft;
   const input: OperationInput = {
     path,
     query,
@@ -112,14 +135,10 @@ export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<strin
     ...(body !== undefined ? { body } : {}),
     ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
   };
-  return { input, workspaceArgument };
+  return { input, workspaceArgument: draft.workspaceArgument };
 }
 
-function applyListArgument(
-  list: { limit: number; cursor?: string; sort?: string; fields?: readonly string[]; filters: Filters },
-  name: 'limit' | 'cursor' | 'sort' | 'fields',
-  value: unknown,
-): typeof list {
+function applyListArgument(list: ListDraft, name: 'limit' | 'cursor' | 'sort' | 'fields', value: unknown): ListDraft {
   switch (name) {
     case 'limit':
       return { ...list, limit: typeof value === 'number' ? value : Number(value) };

@@ -6,14 +6,14 @@
  * route's schemas (`checkArguments`), after authorization: a tool call is validated once. A filter
  * value given in another accepted form than the one its schema shows (a plain value for a list,
  * `{eq}` for a list, a list for an operator object; src/runtime/tool-schema.ts) is checked in the
- * shown form, as the dispatcher reads it (tool-input.ts).
+ * shown form, as input.ts reads it.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues } from '../api/index.js';
-import type { ApiError, ValidationIssue } from '../api/index.js';
-import { normalizeFilterValue, readFilterForms } from '../runtime/tool-schema.js';
-import type { ToolDefinition } from '../runtime/types.js';
-import { isPlainObject } from '../runtime/values.js';
+import { boundedValidationError, compileSchema, findExcessUnknownKeys, toIssues } from '../../api/index.js';
+import type { ApiError, ValidationIssue } from '../../api/index.js';
+import { normalizeFilterValue, readFilterForms } from '../../runtime/tool-schema.js';
+import type { ToolDefinition } from '../../runtime/types.js';
+import { isPlainObject } from '../../runtime/values.js';
 
 /** Named list arguments that agents often misplace inside `filters` (docs/security.md#check-order-and-error-catalogue). */
 const NAMED_LIST_ARGUMENTS = ['limit', 'cursor', 'sort_by', 'fields'] as const;
