@@ -71,7 +71,7 @@ interface CompiledOperation {
   readonly validate: ArgumentsValidator;
   readonly handler: OperationHandler | undefined;
   /** Whether the route declares the Idempotency-Key header (creates and money-moving POSTs). */
-  readonly idempotent: boolean;
+  readonly takesIdempotencyKey: boolean;
 }
 
 function indexRoutes(deps: OperationServiceDeps): Map<string, CompiledOperation> {
@@ -83,7 +83,7 @@ function indexRoutes(deps: OperationServiceDeps): Map<string, CompiledOperation>
       route,
       validate: compileRouteValidator(route),
       handler: deps.handlers[route.operation.operationId],
-      idempotent: route.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key'),
+      takesIdempotencyKey: route.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key'),
     });
   }
   return byId;
@@ -130,7 +130,7 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     const { operation, caller, workspaceId, input } = prepared;
     const compiled = operations.get(operation.operationId);
     const route = compiled?.route;
-    const scope: IdempotencyScope | null = input.idempotencyKey && workspaceId && compiled?.idempotent
+    const scope: IdempotencyScope | null = input.idempotencyKey && workspaceId && compiled?.takesIdempotencyKey
       ? { workspaceId, personId: caller.personId, key: input.idempotencyKey, operationId: operation.operationId }
       : null;
     // What the caller may read is part of the request: a replay under another token that reads

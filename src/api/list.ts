@@ -15,6 +15,7 @@ import type { FilterOperator, JsonSchema, ListSpec } from '../runtime/types.js';
 import type { ListQuery, OperationContext } from './context.js';
 import { ApiError, validationError } from './errors.js';
 import { assertCursorFits, decodeCursor, encodeCursor } from './cursor.js';
+import { MAX_IN_FILTER_VALUES } from '../runtime/tool-schema.js';
 import { coerceFilterValue, isNumericKind, type ColumnKind } from './list-values.js';
 
 export type { ColumnKind } from './list-values.js';
@@ -49,8 +50,8 @@ export interface ListResult {
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
-/** The most values one `in` filter may list (REST and MCP alike; the MCP schema says maxItems). */
-export const MAX_IN_VALUES = 100;
+/** The most values one `in` filter may list: the one bound of REST and MCP alike (the MCP schema's maxItems). */
+export { MAX_IN_FILTER_VALUES as MAX_IN_VALUES } from '../runtime/tool-schema.js';
 const SORT_KEY = '__sort_key';
 
 function badRequest(message: string): ApiError {
@@ -99,7 +100,7 @@ interface FilterStep {
 
 /**
  * Checks every filter's name, operator and `in` size before any filter is applied: custom
- * filters included, so no filter ever receives more than MAX_IN_VALUES values (40,000 ids once
+ * filters included, so no filter ever receives more than MAX_IN_FILTER_VALUES values (40,000 ids once
  * reached SQLite's variable limit as a 500).
  */
 function checkFilters(query: ListQuery, spec: ListSpec): FilterStep[] {
@@ -113,8 +114,8 @@ function checkFilters(query: ListQuery, spec: ListSpec): FilterStep[] {
       if (!allowed.operators.includes(operator)) throw badRequest('Unknown filter operator.');
       if (operator === 'in') {
         const list = readInList(raw);
-        if (list.length === 0 || list.length > MAX_IN_VALUES) {
-          throw validationError([{ path: `filters.${name}.in`, message: `must list from 1 to ${MAX_IN_VALUES} values` }]);
+        if (list.length === 0 || list.length > MAX_IN_FILTER_VALUES) {
+          throw validationError([{ path: `filters.${name}.in`, message: `must list from 1 to ${MAX_IN_FILTER_VALUES} values` }]);
         }
         steps.push({ name, operator, raw: list, schema: allowed.schema });
       } else {

@@ -20,7 +20,7 @@ import { defineOperations } from '../define-operations.js';
 const LABEL = 'Account';
 const TEXT_FIELDS = ['name', 'type', 'bank_code', 'agency', 'account_number'] as const;
 
-export function toAccountJson(row: Selectable<AccountsTable>): Record<string, unknown> {
+function toAccountJson(row: Selectable<AccountsTable>): Record<string, unknown> {
   return {
     id: row.id, name: row.name, type: row.type, bank_code: row.bank_code, agency: row.agency,
     account_number: row.account_number, active: toBool(row.active), ...auditJson(row),

@@ -7,7 +7,7 @@ import type { ActivityTable } from '../../store/schema.js';
 import { listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { defineOperations } from '../define-operations.js';
 
-export function toActivityJson(row: Selectable<ActivityTable>): Record<string, unknown> {
+function toActivityJson(row: Selectable<ActivityTable>): Record<string, unknown> {
   return {
     id: row.id, person_id: row.person_id, channel: row.channel, operation: row.operation,
     resource: row.resource, record_id: row.record_id, created_at: row.created_at,

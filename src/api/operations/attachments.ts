@@ -24,7 +24,7 @@ const PARENT_TYPES: readonly ParentType[] = ['payable', 'receivable', 'transacti
 const LABEL = 'Attachment';
 const ALREADY_LINKED = 'The attachment is already linked to this record.';
 
-export function buildDownloadPath(id: string): string {
+function buildDownloadPath(id: string): string {
   return `/v1/attachments/${id}/download`;
 }
 

@@ -24,7 +24,7 @@ type Granularity = 'day' | 'week' | 'month';
 const DEFAULT_DAYS = 30;
 
 /** The date (`YYYY-MM-DD`) of `instant` in time zone `tz`. */
-export function dateInZone(instant: Date, tz: string): string {
+function dateInZone(instant: Date, tz: string): string {
   const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year')}-${part('month')}-${part('day')}`;

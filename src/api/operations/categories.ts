@@ -14,10 +14,10 @@ import { auditJson, findInWorkspace, lockRow, readBody, requireWorkspace, transl
 import { defineOperations } from '../define-operations.js';
 
 const LABEL = 'Category';
-export const MAX_CATEGORY_LEVEL = 3;
+const MAX_CATEGORY_LEVEL = 3;
 type CategoryRow = Selectable<CategoriesTable>;
 
-export function toCategoryJson(row: CategoryRow): Record<string, unknown> {
+function toCategoryJson(row: CategoryRow): Record<string, unknown> {
   return { id: row.id, name: row.name, type: row.type, parent_id: row.parent_id, level: Number(row.level), ...auditJson(row) };
 }
 

@@ -16,7 +16,7 @@ import { defineOperations } from '../define-operations.js';
 
 const LABEL = 'Company';
 
-export function toCompanyJson(row: Selectable<CompaniesTable>): Record<string, unknown> {
+function toCompanyJson(row: Selectable<CompaniesTable>): Record<string, unknown> {
   return { id: row.id, cnpj: row.cnpj, name: row.name, trade_name: row.trade_name, active: toBool(row.active), ...auditJson(row) };
 }
 

@@ -14,7 +14,7 @@ import { defineOperations } from '../define-operations.js';
 
 const LABEL = 'Cost center';
 
-export function toCostCenterJson(row: Selectable<CostCentersTable>): Record<string, unknown> {
+function toCostCenterJson(row: Selectable<CostCentersTable>): Record<string, unknown> {
   return { id: row.id, name: row.name, type: row.type, active: toBool(row.active), ...auditJson(row) };
 }
 

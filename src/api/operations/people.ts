@@ -26,7 +26,7 @@ function parseEmails(text: string): string[] {
   }
 }
 
-export function toPersonJson(row: PersonRow): Record<string, unknown> {
+function toPersonJson(row: PersonRow): Record<string, unknown> {
   return {
     id: row.id, name: row.name, kind: row.kind, document_number: row.document_number,
     is_customer: toBool(row.is_customer), is_supplier: toBool(row.is_supplier), emails: parseEmails(row.emails),

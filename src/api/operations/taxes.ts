@@ -15,12 +15,12 @@ import { defineOperations } from '../define-operations.js';
 const LABEL = 'Tax';
 const RATE = /^(\d{1,3})(?:\.(\d{1,2}))?$/;
 
-export function toTaxJson(row: Selectable<TaxesTable>): Record<string, unknown> {
+function toTaxJson(row: Selectable<TaxesTable>): Record<string, unknown> {
   return { id: row.id, name: row.name, default_rate: row.default_rate, active: toBool(row.active), ...auditJson(row) };
 }
 
 /** "5" / 5 / "4.65" → "5.00" / "4.65": a percentage 0–100 with up to 2 decimals, parsed as text (no floats). */
-export function parseRate(value: unknown): string {
+function parseRate(value: unknown): string {
   const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
   const match = RATE.exec(text);
   const invalid = validationError([{ path: 'default_rate', message: 'must be a percentage from 0 to 100 with at most 2 decimal places' }]);

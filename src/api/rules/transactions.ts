@@ -23,7 +23,7 @@ type Direction = 'debit' | 'credit';
 
 const polarityOf = (type: Direction) => (type === 'debit' ? 'cost' : 'revenue') as 'cost' | 'revenue';
 
-export async function toTransactionJsonBatch(ctx: OperationContext, rows: readonly Selectable<TransactionsTable>[]): Promise<Record<string, unknown>[]> {
+async function toTransactionJsonBatch(ctx: OperationContext, rows: readonly Selectable<TransactionsTable>[]): Promise<Record<string, unknown>[]> {
   const allocations = await loadAllocations(ctx, 'transaction', rows.map((r) => r.id));
   return rows.map((row) => ({
     id: row.id, financial_account_id: row.financial_account_id, type: row.type, amount: formatCents(row.amount_cents),

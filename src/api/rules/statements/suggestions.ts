@@ -16,7 +16,7 @@ import { kindOfType, shows } from '../../omitted.js';
 import { requireWorkspace } from '../../records.js';
 import { dayNumber, FIRST_DAY, LAST_DAY, toDate } from '../../dates.js';
 
-export const WINDOW_DAYS = 7;
+const WINDOW_DAYS = 7;
 const MAX_SUGGESTIONS = 3;
 /** Rows of each kind a page of lines weighs at most. */
 export const MAX_CANDIDATES = 2_000;
