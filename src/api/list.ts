@@ -25,6 +25,11 @@ export interface ListColumn {
   readonly kind: ColumnKind;
 }
 
+/** A list's columns, each named as its API field unless given as `{column, kind}`: `listColumns({id: 'uuid', amount: {column: 'amount_cents', kind: 'money'}})`. */
+export function listColumns(columns: Readonly<Record<string, ColumnKind | ListColumn>>): Readonly<Record<string, ListColumn>> {
+  return Object.fromEntries(Object.entries(columns).map(([field, c]) => [field, typeof c === 'string' ? { column: field, kind: c } : c]));
+}
+
 // Dynamic table/column names cannot be typed by Kysely; the builder is `any`-typed on purpose
 // and every name comes from the resource module's static definition, never from input.
 export type AnySelect = SelectQueryBuilder<any, any, any>;

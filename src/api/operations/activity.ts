@@ -4,7 +4,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { ActivityTable } from '../../store/schema.js';
-import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+import { listColumns, listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { defineOperations } from '../define-operations.js';
 
 function toActivityJson(row: Selectable<ActivityTable>): Record<string, unknown> {
@@ -17,15 +17,10 @@ function toActivityJson(row: Selectable<ActivityTable>): Record<string, unknown>
 const LIST: ListDefinition<'activity'> = {
   table: 'activity',
   resourceLabel: 'Activity entry',
-  columns: {
-    id: { column: 'id', kind: 'uuid' },
-    person_id: { column: 'person_id', kind: 'uuid' },
-    channel: { column: 'channel', kind: 'string' },
-    resource: { column: 'resource', kind: 'string' },
-    operation: { column: 'operation', kind: 'string' },
-    record_id: { column: 'record_id', kind: 'uuid' },
-    created_at: { column: 'created_at', kind: 'timestamp' },
-  },
+  columns: listColumns({
+    id: 'uuid', person_id: 'uuid', channel: 'string', resource: 'string', operation: 'string', record_id: 'uuid',
+    created_at: 'timestamp',
+  }),
   toJson: (rows) => rows.map(toActivityJson),
 };
 
