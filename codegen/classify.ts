@@ -80,7 +80,7 @@ export function classifyOperation(
  * prefix of the operation's path ending in a `{parameter}` (`POST /v1/receivables/{id}/write-off`
  * → `GET /v1/receivables/{id}`; a DELETE → the GET of its own path).
  */
-export function findTargetRead(model: PlannedOperation, all: readonly PlannedOperation[]): PlannedOperation | undefined {
+function findTargetRead(model: PlannedOperation, all: readonly PlannedOperation[]): PlannedOperation | undefined {
   const segments = model.ref.path.split('/');
   let best: PlannedOperation | undefined;
   let bestLength = 0;

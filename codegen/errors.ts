@@ -64,7 +64,7 @@ export function formatWarning(warning: SpecWarning): string {
 }
 
 /** Escapes one JSON pointer token (RFC 6901 §3). */
-export function escapePointerToken(token: string): string {
+function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

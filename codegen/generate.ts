@@ -18,7 +18,7 @@ import { PERMISSIONS_TABLE_FILE, renderPermissionsTable } from './emit/permissio
  * file is what makes a change of that code — or of a spec text — show in review as a diff under
  * generated/, and what `--check` catches when it was not regenerated. Nothing imports it.
  */
-export const TOOLS_LIST_FILE = 'tools-list.gen.json';
+const TOOLS_LIST_FILE = 'tools-list.gen.json';
 
 function renderToolsList(plan: SpecPlan): string {
   const listed = plan.tools.map(({ name, title, description, inputSchema, output, annotations }) =>
@@ -31,7 +31,7 @@ function renderToolsList(plan: SpecPlan): string {
  * (docs/protocol.md#client-schema-profiles): `?schema=openai` / `?schema=gemini` serve these forms,
  * built from the same pure transform at start-up. A schema a profile cannot write fails the build here.
  */
-export const PROFILE_FILES: Readonly<Record<ClientSchemaProfile, string>> = { openai: 'tools-input.openai.gen.json', gemini: 'tools-input.gemini.gen.json' };
+const PROFILE_FILES: Readonly<Record<ClientSchemaProfile, string>> = { openai: 'tools-input.openai.gen.json', gemini: 'tools-input.gemini.gen.json' };
 
 function renderProfileInputs(plan: SpecPlan, profile: ClientSchemaProfile): string {
   const listed = plan.tools.map(({ name, inputSchema }) => {

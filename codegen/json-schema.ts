@@ -17,7 +17,7 @@ const PLAIN_KEYWORDS = [
 
 const ANY_SCALAR_OR_OBJECT = ['string', 'number', 'boolean', 'object', 'null'];
 /** What an untyped schema (`{}`) becomes: strict clients reject schemas without `type`. */
-export const ANY_VALUE_SCHEMA: JsonSchema = Object.freeze({
+const ANY_VALUE_SCHEMA: JsonSchema = Object.freeze({
   type: [...ANY_SCALAR_OR_OBJECT.slice(0, 4), 'array', 'null'],
   items: { type: ANY_SCALAR_OR_OBJECT },
 });
@@ -122,7 +122,7 @@ function completeTypes(out: Schema): Schema {
 }
 
 /** Infers `type` for an untyped schema from its other keywords. */
-export function inferType(schema: Schema): unknown {
+function inferType(schema: Schema): unknown {
   const union = [...(schema.anyOf as Schema[] | undefined ?? []), ...(schema.oneOf as Schema[] | undefined ?? [])];
   if (union.length > 0) return collapse(union.flatMap((member) => (Array.isArray(member.type) ? member.type : [member.type])));
   if (schema.properties || schema.additionalProperties !== undefined || schema.required || schema.patternProperties) return 'object';

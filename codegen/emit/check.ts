@@ -46,7 +46,7 @@ export async function formatAndCheck(
  * Formatting needs only syntax trees, so a syntactic-mode language service is used: ts-morph's
  * per-file `formatText()` re-wraps every node and was about 3× slower on a 2,000-operation spec.
  */
-export function formatFiles({ ts }: TsMorph, files: ReadonlyMap<string, string>): Map<string, string> {
+function formatFiles({ ts }: TsMorph, files: ReadonlyMap<string, string>): Map<string, string> {
   const settings: TypeScript.FormatCodeSettings = { ...ts.getDefaultFormatCodeSettings('\n'), indentSize: 2, tabSize: 2, convertTabsToSpaces: true };
   const texts = new Map<string, string>();
   for (const [relative, text] of files) texts.set(`${OUT}/${relative}`, text.endsWith('\n') ? text : text + '\n');

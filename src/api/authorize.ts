@@ -59,7 +59,7 @@ export function assertScope(caller: Caller, op: OperationRef): void {
 }
 
 /** Whether the membership holds a panel permission (admins hold them all). */
-export function holdsPermission(caller: Caller, permission: string): boolean {
+function holdsPermission(caller: Caller, permission: string): boolean {
   const membership = caller.membership;
   if (membership === null) return false;
   return membership.isAdmin || permission === '' || membership.permissions.has(permission);

@@ -18,7 +18,7 @@ function readField(input: OperationInput, name: string): unknown {
 }
 
 /** The issue of one span over two present dates, or null; a value that is not a date is the schema's to refuse. */
-export function spanIssue(span: DateSpanBound, from: string, to: string): ValidationIssue | null {
+function spanIssue(span: DateSpanBound, from: string, to: string): ValidationIssue | null {
   const first = dayNumber(from);
   const last = dayNumber(to);
   if (Number.isNaN(first) || Number.isNaN(last)) return null;

@@ -7,7 +7,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Deadline } from '../runtime/deadline.js';
 
 /** Rows handled between two turns of the event loop. */
-export const CHUNK_ROWS = 500;
+const CHUNK_ROWS = 500;
 
 /** Calls `visit` on consecutive slices of `items`; throws DeadlineExceededError between slices once past the deadline. */
 export async function forEachChunk<T>(items: readonly T[], deadline: Deadline, visit: (chunk: readonly T[]) => void, size: number = CHUNK_ROWS): Promise<void> {

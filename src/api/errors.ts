@@ -5,7 +5,7 @@
  * in exactly one place per transport; this file only defines the values — no HTTP.
  */
 
-export const API_ERROR_CODES = [
+const API_ERROR_CODES = [
   'VALIDATION_ERROR',
   'BAD_REQUEST',
   'NOT_FOUND',

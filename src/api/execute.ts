@@ -71,7 +71,7 @@ interface CompiledOperation {
   readonly validate: ArgumentsValidator;
   readonly handler: OperationHandler | undefined;
   /** Whether the route declares the Idempotency-Key header (creates and money-moving POSTs). */
-  readonly idempotent: boolean;
+  readonly takesIdempotencyKey: boolean;
 }
 
 function indexRoutes(deps: OperationServiceDeps): Map<string, CompiledOperation> {
@@ -83,7 +83,7 @@ function indexRoutes(deps: OperationServiceDeps): Map<string, CompiledOperation>
       route,
       validate: compileRouteValidator(route),
       handler: deps.handlers[route.operation.operationId],
-      idempotent: route.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key'),
+      takesIdempotencyKey: route.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key'),
     });
   }
   return byId;
@@ -119,60 +119,166 @@ function visibleAs(operationId: string, omitted: ReadonlySet<string>): string {
   return omitted.size === 0 ? operationId : `${operationId} omitted:${[...omitted].join(',')}`;
 }
 
+/** The services `execute` runs a call with, once the route table is indexed. */
+interface Runtime {
+  readonly deps: OperationServiceDeps;
+  readonly now: () => Date;
+}
+
+/** One call past its checks, on its way to the operation. */
+interface ReadyCall {
+  readonly compiled: CompiledOperation;
+  readonly handler: OperationHandler;
+  readonly prepared: PreparedCall;
+  readonly request: ExecuteRequest;
+  /** The kinds of the operation's `shows` the caller may not read (docs/security.md#resources-touched). */
+  readonly omitted: ReadonlySet<string>;
+  readonly deadline: Deadline;
+}
+
+/** The operation's context, on `db` (the write's transaction, or the database for a read). */
+function buildContext(runtime: Runtime, call: ReadyCall, db: Kysely<Database>): ListAwareContext {
+  const { caller, workspaceId } = call.prepared;
+  const { route } = call.compiled;
+  return { caller, workspaceId, db, now: runtime.now, deadline: call.deadline, bounds: route.bounds, listSpec: route.list, omitted: call.omitted };
+}
+
+/** The Idempotency-Key scope of a write: only on a route that declares the header, in a workspace, with a key. */
+function idempotencyScopeOf(call: ReadyCall): IdempotencyScope | null {
+  const { operation, caller, workspaceId, input } = call.prepared;
+  return input.idempotencyKey && workspaceId && call.compiled.takesIdempotencyKey
+    ? { workspaceId, personId: caller.personId, key: input.idempotencyKey, operationId: operation.operationId }
+    : null;
+}
+
+/** PostgreSQL can cancel a statement: none of this transaction's outlives the request's deadline. */
+async function limitStatementTime(runtime: Runtime, trx: Kysely<Database>, deadline: Deadline): Promise<void> {
+  if (runtime.deps.dialect !== 'postgres') return;
+  const timeout = Math.min(deadline.remainingMs(), runtime.deps.statementTimeoutMs ?? Number.POSITIVE_INFINITY);
+  await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.floor(timeout)))}, true)`.execute(trx);
+}
+
+/** Inside the write's transaction: the proof consumed, the transport's hook, a replay or the operation. */
+async function writeInTransaction(
+  runtime: Runtime, call: ReadyCall, proof: ConfirmationProof | undefined, trx: Kysely<Database>, scope: IdempotencyScope | null, hash: string,
+): Promise<WriteAnswer> {
+  await limitStatementTime(runtime, trx, call.deadline);
+  // The confirmation is burnt with the write or not at all (docs/security.md#confirmation).
+  await proof?.consumeInTransaction(trx, call.prepared);
+  await call.request.hooks?.inTransaction?.(trx, call.prepared);
+  const startedAt = runtime.now();
+  if (scope) {
+    const replay = await findReplay(trx, scope, hash, startedAt);
+    if (replay) return { output: replay, replayed: true };
+  }
+  const ctx = buildContext(runtime, call, trx);
+  call.deadline.check();
+  const output = await call.handler(ctx, call.prepared.input);
+  if (scope) await storeResponse(trx, scope, hash, output, startedAt);
+  return { output, replayed: false };
+}
+
+/** A write that failed: the winner's stored answer to a concurrent first use of its key, CONFLICT for a constraint, else the error. */
+async function answerFailedWrite(
+  runtime: Runtime, caught: unknown, deadline: Deadline, scope: IdempotencyScope | null, hash: string,
+): Promise<WriteAnswer> {
+  const err = blameDeadline(caught, deadline);
+  // Two concurrent first uses of one key: the loser's insert hits the primary key and its
+  // transaction rolls back; answer it from what the winner stored.
+  if (scope && isUniqueViolation(err)) {
+    const replay = await findReplay(runtime.deps.db, scope, hash, runtime.now());
+    if (replay) return { output: replay, replayed: true };
+  }
+  // A race the operation's own checks could not see (two creates of one unique name): the
+  // database constraint decided, and the caller gets CONFLICT rather than a 500.
+  if (isUniqueViolation(err) || isForeignKeyViolation(err)) {
+    throw new ApiError('CONFLICT', 'The request conflicts with the current state of a record.', undefined, { cause: err });
+  }
+  throw err;
+}
+
+async function runWrite(runtime: Runtime, call: ReadyCall, proof: ConfirmationProof | undefined): Promise<WriteAnswer> {
+  const scope = idempotencyScopeOf(call);
+  // What the caller may read is part of the request: a replay under another token that reads
+  // less is a different request (CONFLICT), never the stored answer with records it may not see.
+  const hash = scope ? hashRequest(visibleAs(call.prepared.operation.operationId, call.omitted), call.prepared.input) : '';
+  try {
+    return await runtime.deps.db.transaction().execute((trx) => writeInTransaction(runtime, call, proof, trx, scope, hash));
+  } catch (caught) {
+    return answerFailedWrite(runtime, caught, call.deadline, scope, hash);
+  }
+}
+
+async function runRead(runtime: Runtime, call: ReadyCall): Promise<OperationOutput> {
+  const ctx = buildContext(runtime, call, runtime.deps.db);
+  try {
+    call.deadline.check();
+    return await call.handler(ctx, call.prepared.input);
+  } catch (err) {
+    throw blameDeadline(err, call.deadline);
+  }
+}
+
+/** The arguments' check: the transport's own (MCP: the tool's inputSchema) or the route's schemas, then the declared spans. */
+function checkArguments(compiled: CompiledOperation, request: ExecuteRequest): void {
+  if (request.checkArguments) {
+    // The transport validated the arguments the client sent against the schema the client saw
+    // (MCP: the tool's inputSchema), so they are validated once, with the client's names.
+    request.checkArguments();
+    assertSafeInput(request.input);
+  } else {
+    const { validate } = compiled;
+    validate(request.input);
+  }
+  assertDeclaredBounds(compiled.route.bounds, request.input);
+}
+
+/** Membership → scope → permission → workspace: one function for `execute` and `authorize`, so both answer alike. */
+async function authorizeCall(runtime: Runtime, operation: OperationRef, caller: Caller, hint: WorkspaceHint): Promise<string | null> {
+  assertMembership(caller);
+  assertScope(caller, operation);
+  assertPermission(caller, operation);
+  return operation.workspaceScoped ? resolveWorkspace(runtime.deps.db, caller, hint) : null;
+}
+
+/** Every check before the confirmation, in order; answers the workspace and the budget after this call. */
+async function checkCall(runtime: Runtime, compiled: CompiledOperation, request: ExecuteRequest) {
+  const operation = compiled.route.operation;
+  const { caller } = request;
+  const workspaceId = await authorizeCall(runtime, operation, caller, request.workspace);
+  request.hooks?.authorized?.(workspaceId);
+  checkArguments(compiled, request);
+  if (workspaceId && !isSeguridadItself(operation)) await assertNotBlocked(runtime.deps.db, workspaceId, caller.channel, operation);
+  const budget = await runtime.deps.budget?.consume(caller.personId, caller.organizationId, operation.readOnly ? 'read' : 'write');
+  return { workspaceId, budget };
+}
+
+async function execute(runtime: Runtime, compiled: CompiledOperation, request: ExecuteRequest): Promise<ExecuteResult> {
+  const { route, handler } = compiled;
+  const operation = route.operation;
+  const { caller } = request;
+  const deadline = createDeadline({ now: () => runtime.now().getTime() }, runtime.deps.requestDeadlineMs ?? DEFAULT_DEADLINE_MS);
+  const { workspaceId, budget } = await checkCall(runtime, compiled, request);
+  // A route without a handler is a deployment bug; it still gets every check above first.
+  if (!handler) throw new Error(`No handler for operationId: ${request.operationId}`);
+  const prepared: PreparedCall = { operation, caller, workspaceId, input: request.input };
+  const offered: unknown = await request.hooks?.beforeExecute?.(prepared);
+  const proof = checkConfirmationProof(caller, operation, offered);
+  if (proof === 'missing') return { kind: 'needs_confirmation', prepared };
+  const answered = { ...(budget ? { budget } : {}) };
+  // The records of kinds the caller may not read are left out (docs/security.md#resources-touched).
+  const omitted = findOmittedKinds(caller, operation);
+  const call: ReadyCall = { compiled, handler, prepared, request, omitted, deadline };
+  if (operation.method === 'GET') {
+    return { kind: 'done', output: markOmitted(await runRead(runtime, call), omitted), replayed: false, ...answered };
+  }
+  const { output, replayed } = await runWrite(runtime, call, proof);
+  return { kind: 'done', output: markOmitted(output, omitted), replayed, ...answered };
+}
+
 export function createOperationService(deps: OperationServiceDeps): OperationService {
   const operations = indexRoutes(deps);
-  const now = deps.now ?? (() => clockDate(systemClock));
-
-  async function runWrite(
-    prepared: PreparedCall, handler: OperationHandler, request: ExecuteRequest, proof: ConfirmationProof | undefined, omitted: ReadonlySet<string>,
-    deadline: Deadline,
-  ): Promise<WriteAnswer> {
-    const { operation, caller, workspaceId, input } = prepared;
-    const compiled = operations.get(operation.operationId);
-    const route = compiled?.route;
-    const scope: IdempotencyScope | null = input.idempotencyKey && workspaceId && compiled?.idempotent
-      ? { workspaceId, personId: caller.personId, key: input.idempotencyKey, operationId: operation.operationId }
-      : null;
-    // What the caller may read is part of the request: a replay under another token that reads
-    // less is a different request (CONFLICT), never the stored answer with records it may not see.
-    const hash = scope ? hashRequest(visibleAs(operation.operationId, omitted), input) : '';
-    try {
-      return await deps.db.transaction().execute(async (trx) => {
-        // PostgreSQL can cancel a statement: none of this transaction's outlives the request's deadline.
-        if (deps.dialect === 'postgres') {
-          const timeout = Math.min(deadline.remainingMs(), deps.statementTimeoutMs ?? Number.POSITIVE_INFINITY);
-          await sql`select set_config('statement_timeout', ${String(Math.max(1, Math.floor(timeout)))}, true)`.execute(trx);
-        }
-        // The confirmation is burnt with the write or not at all (docs/security.md#confirmation).
-        await proof?.consumeInTransaction(trx, prepared);
-        await request.hooks?.inTransaction?.(trx, prepared);
-        const startedAt = now();
-        if (scope) {
-          const replay = await findReplay(trx, scope, hash, startedAt);
-          if (replay) return { output: replay, replayed: true };
-        }
-        const ctx: ListAwareContext = { caller, workspaceId, db: trx, now, deadline, bounds: route?.bounds ?? null, listSpec: route?.list ?? null, omitted };
-        deadline.check();
-        const output = await handler(ctx, input);
-        if (scope) await storeResponse(trx, scope, hash, output, startedAt);
-        return { output, replayed: false };
-      });
-    } catch (caught) {
-      const err = blameDeadline(caught, deadline);
-      // Two concurrent first uses of one key: the loser's insert hits the primary key and its
-      // transaction rolls back; answer it from what the winner stored.
-      if (scope && isUniqueViolation(err)) {
-        const replay = await findReplay(deps.db, scope, hash, now());
-        if (replay) return { output: replay, replayed: true };
-      }
-      // A race the operation's own checks could not see (two creates of one unique name): the
-      // database constraint decided, and the caller gets CONFLICT rather than a 500.
-      if (isUniqueViolation(err) || isForeignKeyViolation(err)) {
-        throw new ApiError('CONFLICT', 'The request conflicts with the current state of a record.', undefined, { cause: err });
-      }
-      throw err;
-    }
-  }
+  const runtime: Runtime = { deps, now: deps.now ?? (() => clockDate(systemClock)) };
 
   function findOperation(operationId: string): CompiledOperation {
     const compiled = operations.get(operationId);
@@ -180,65 +286,15 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
     return compiled;
   }
 
-  /** Membership → scope → permission → workspace: one function for `execute` and `authorize`, so both answer alike. */
-  async function authorizeCall(operation: OperationRef, caller: Caller, hint: WorkspaceHint): Promise<string | null> {
-    assertMembership(caller);
-    assertScope(caller, operation);
-    assertPermission(caller, operation);
-    return operation.workspaceScoped ? resolveWorkspace(deps.db, caller, hint) : null;
-  }
-
-  async function execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const compiled = findOperation(request.operationId);
-    const { route, validate, handler } = compiled;
-    const operation = route.operation;
-    const { caller } = request;
-    const deadline = createDeadline({ now: () => now().getTime() }, deps.requestDeadlineMs ?? DEFAULT_DEADLINE_MS);
-
-    const workspaceId = await authorizeCall(operation, caller, request.workspace);
-    request.hooks?.authorized?.(workspaceId);
-    if (request.checkArguments) {
-      // The transport validated the arguments the client sent against the schema the client saw
-      // (MCP: the tool's inputSchema), so they are validated once, with the client's names.
-      request.checkArguments();
-      assertSafeInput(request.input);
-    } else {
-      validate(request.input);
-    }
-    assertDeclaredBounds(route.bounds, request.input);
-    if (workspaceId && !isSeguridadItself(operation)) await assertNotBlocked(deps.db, workspaceId, caller.channel, operation);
-    const budget = await deps.budget?.consume(caller.personId, caller.organizationId, operation.readOnly ? 'read' : 'write');
-
-    // A route without a handler is a deployment bug; it still gets every check above first.
-    if (!handler) throw new Error(`No handler for operationId: ${request.operationId}`);
-    const prepared: PreparedCall = { operation, caller, workspaceId, input: request.input };
-    const offered: unknown = await request.hooks?.beforeExecute?.(prepared);
-    const proof = checkConfirmationProof(caller, operation, offered);
-    if (proof === 'missing') return { kind: 'needs_confirmation', prepared };
-    const answered = { ...(budget ? { budget } : {}) };
-    // The records of kinds the caller may not read are left out (docs/security.md#resources-touched).
-    const omitted = findOmittedKinds(caller, operation);
-    if (operation.method === 'GET') {
-      const ctx: ListAwareContext = { caller, workspaceId, db: deps.db, now, deadline, bounds: route.bounds, listSpec: compiled.route.list, omitted };
-      try {
-        deadline.check();
-        return { kind: 'done', output: markOmitted(await handler(ctx, request.input), omitted), replayed: false, ...answered };
-      } catch (err) {
-        throw blameDeadline(err, deadline);
-      }
-    }
-    const { output, replayed } = await runWrite(prepared, handler, request, proof, omitted, deadline);
-    return { kind: 'done', output: markOmitted(output, omitted), replayed, ...answered };
-  }
-
   return {
-    execute,
+    async execute(request) {
+      return execute(runtime, findOperation(request.operationId), request);
+    },
     async authorize(request) {
-      return authorizeCall(findOperation(request.operationId).route.operation, request.caller, request.workspace);
+      return authorizeCall(runtime, findOperation(request.operationId).route.operation, request.caller, request.workspace);
     },
     canReach(caller, operation: OperationRef) {
       return canReach(caller, operation);
     },
   };
 }
-

@@ -15,6 +15,7 @@ import type { FilterOperator, JsonSchema, ListSpec } from '../runtime/types.js';
 import type { ListQuery, OperationContext } from './context.js';
 import { ApiError, validationError } from './errors.js';
 import { assertCursorFits, decodeCursor, encodeCursor } from './cursor.js';
+import { MAX_IN_FILTER_VALUES } from '../runtime/tool-schema.js';
 import { coerceFilterValue, isNumericKind, type ColumnKind } from './list-values.js';
 
 export type { ColumnKind } from './list-values.js';
@@ -22,6 +23,11 @@ export type { ColumnKind } from './list-values.js';
 export interface ListColumn {
   readonly column: string;
   readonly kind: ColumnKind;
+}
+
+/** A list's columns, each named as its API field unless given as `{column, kind}`: `listColumns({id: 'uuid', amount: {column: 'amount_cents', kind: 'money'}})`. */
+export function listColumns(columns: Readonly<Record<string, ColumnKind | ListColumn>>): Readonly<Record<string, ListColumn>> {
+  return Object.fromEntries(Object.entries(columns).map(([field, c]) => [field, typeof c === 'string' ? { column: field, kind: c } : c]));
 }
 
 // Dynamic table/column names cannot be typed by Kysely; the builder is `any`-typed on purpose
@@ -49,8 +55,8 @@ export interface ListResult {
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
-/** The most values one `in` filter may list (REST and MCP alike; the MCP schema says maxItems). */
-export const MAX_IN_VALUES = 100;
+/** The most values one `in` filter may list: the one bound of REST and MCP alike (the MCP schema's maxItems). */
+export { MAX_IN_FILTER_VALUES as MAX_IN_VALUES } from '../runtime/tool-schema.js';
 const SORT_KEY = '__sort_key';
 
 function badRequest(message: string): ApiError {
@@ -99,7 +105,7 @@ interface FilterStep {
 
 /**
  * Checks every filter's name, operator and `in` size before any filter is applied: custom
- * filters included, so no filter ever receives more than MAX_IN_VALUES values (40,000 ids once
+ * filters included, so no filter ever receives more than MAX_IN_FILTER_VALUES values (40,000 ids once
  * reached SQLite's variable limit as a 500).
  */
 function checkFilters(query: ListQuery, spec: ListSpec): FilterStep[] {
@@ -113,8 +119,8 @@ function checkFilters(query: ListQuery, spec: ListSpec): FilterStep[] {
       if (!allowed.operators.includes(operator)) throw badRequest('Unknown filter operator.');
       if (operator === 'in') {
         const list = readInList(raw);
-        if (list.length === 0 || list.length > MAX_IN_VALUES) {
-          throw validationError([{ path: `filters.${name}.in`, message: `must list from 1 to ${MAX_IN_VALUES} values` }]);
+        if (list.length === 0 || list.length > MAX_IN_FILTER_VALUES) {
+          throw validationError([{ path: `filters.${name}.in`, message: `must list from 1 to ${MAX_IN_FILTER_VALUES} values` }]);
         }
         steps.push({ name, operator, raw: list, schema: allowed.schema });
       } else {
@@ -153,20 +159,34 @@ function pickFields(record: object, fields: readonly string[] | undefined): obje
   return picked;
 }
 
-export async function listRecords<T extends keyof Database>(
-  ctx: OperationContext,
-  query: ListQuery | undefined,
-  spec: ListSpec,
-  def: ListDefinition<T>,
-): Promise<ListResult> {
-  if (!ctx.workspaceId) throw new Error('listRecords needs a workspace-scoped operation');
-  const q: ListQuery = query ?? { limit: DEFAULT_LIMIT, filters: {} };
-  const limit = resolveLimit(q.limit);
-  const sortText = q.sort ?? spec.defaultSort;
-  const sort = resolveSort(sortText, spec, def.columns);
-  // `id` is always returned, so naming it is harmless.
-  for (const field of q.fields ?? []) if (field !== 'id' && !spec.fields.includes(field)) throw badRequest('Unknown field in fields.');
+type ResolvedSort = ReturnType<typeof resolveSort>;
 
+/** One list call, checked: its query, the route's vocabulary, the sort (as asked and resolved) and the page size. */
+interface PageRequest {
+  readonly q: ListQuery;
+  readonly spec: ListSpec;
+  readonly sortText: string;
+  readonly sort: ResolvedSort;
+  readonly limit: number;
+}
+
+/** Rows after the cursor's position in the sort's order (ties broken by id). */
+function applyCursor(qb: AnySelect, cursor: string | undefined, sortText: string, sort: ResolvedSort, keyExpr: Expression<unknown>): AnySelect {
+  if (cursor === undefined) return qb;
+  const position = decodeCursor(cursor, sortText);
+  assertCursorFits(position, sort.column.kind);
+  // cmp is one of two literals, never input; values are bound parameters.
+  const op = sql.raw(sort.descending ? '<' : '>');
+  return qb.where(
+    sql<SqlBool>`(${keyExpr} ${op} ${position.value} or (${keyExpr} = ${position.value} and ${sql.ref('id')} ${op} ${position.id}))`,
+  );
+}
+
+/** The page's rows and one more (to know there are more), each with its sort key under SORT_KEY. */
+async function readRows<T extends keyof Database>(
+  ctx: OperationContext, workspaceId: string, request: PageRequest, def: ListDefinition<T>,
+): Promise<Record<string, unknown>[]> {
+  const { q, spec, sortText, sort, limit } = request;
   // See AnySelect: dynamic names come from static definitions only.
   const db = ctx.db as unknown as Kysely<any>;
   const keyExpr = sortExpression(sort.column);
@@ -174,22 +194,17 @@ export async function listRecords<T extends keyof Database>(
     .selectFrom(def.table)
     .selectAll()
     .select(sql`${keyExpr}`.as(SORT_KEY))
-    .where('workspace_id', '=', ctx.workspaceId);
+    .where('workspace_id', '=', workspaceId);
   if (def.baseWhere) qb = def.baseWhere(qb);
-  qb = applyFilters(qb, q, spec, def);
-
-  if (q.cursor !== undefined) {
-    const position = decodeCursor(q.cursor, sortText);
-    assertCursorFits(position, sort.column.kind);
-    // cmp is one of two literals, never input; values are bound parameters.
-    const op = sql.raw(sort.descending ? '<' : '>');
-    qb = qb.where(
-      sql<SqlBool>`(${keyExpr} ${op} ${position.value} or (${keyExpr} = ${position.value} and ${sql.ref('id')} ${op} ${position.id}))`,
-    );
-  }
+  qb = applyCursor(applyFilters(qb, q, spec, def), q.cursor, sortText, sort, keyExpr);
   const direction = sort.descending ? 'desc' : 'asc';
   const rows = (await qb.orderBy(keyExpr, direction).orderBy('id', direction).limit(limit + 1).execute()) as Record<string, unknown>[];
+  return rows;
+}
 
+/** The records of the page, cut to `maxBytes` when set, and the cursor continuing after its last row. */
+async function buildPage<T extends keyof Database>(rows: Record<string, unknown>[], request: PageRequest, def: ListDefinition<T>): Promise<ListResult> {
+  const { q, sortText, sort, limit } = request;
   const page = rows.slice(0, limit);
   const keys = page.map((row) => row[SORT_KEY]);
   /** The cursor continuing after the row at `index` of the page. */
@@ -205,6 +220,24 @@ export async function listRecords<T extends keyof Database>(
   const kept = q.maxBytes === undefined ? data.length : countRowsWithin(data, q.maxBytes);
   if (kept < data.length) return { data: data.slice(0, kept), meta: { next_cursor: cursorAfter(kept - 1) } };
   return { data, meta: { next_cursor: rows.length > limit && page.length > 0 ? cursorAfter(page.length - 1) : null } };
+}
+
+export async function listRecords<T extends keyof Database>(
+  ctx: OperationContext,
+  query: ListQuery | undefined,
+  spec: ListSpec,
+  def: ListDefinition<T>,
+): Promise<ListResult> {
+  const workspaceId = ctx.workspaceId;
+  if (!workspaceId) throw new Error('listRecords needs a workspace-scoped operation');
+  const q: ListQuery = query ?? { limit: DEFAULT_LIMIT, filters: {} };
+  const limit = resolveLimit(q.limit);
+  const sortText = q.sort ?? spec.defaultSort;
+  const sort = resolveSort(sortText, spec, def.columns);
+  // `id` is always returned, so naming it is harmless.
+  for (const field of q.fields ?? []) if (field !== 'id' && !spec.fields.includes(field)) throw badRequest('Unknown field in fields.');
+  const request: PageRequest = { q, spec, sortText, sort, limit };
+  return buildPage(await readRows(ctx, workspaceId, request, def), request, def);
 }
 
 /** How many leading rows fit in `maxBytes` of JSON (commas included); always at least one. */

@@ -110,13 +110,6 @@ export function readBody(body: unknown): Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 
-/** Only the keys present in the body, mapped to columns (PATCH semantics: absent = unchanged). */
-export function pickPresent(body: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of keys) if (key in body && body[key] !== undefined) out[key] = body[key];
-  return out;
-}
-
 export function boolColumn(value: unknown): number {
   return value === true ? 1 : 0;
 }

@@ -50,7 +50,7 @@ export function parseBlocked(text: string | null | undefined): BlockedActions {
   return { api: pick('api'), mcp: pick('mcp') };
 }
 
-export async function loadBlockedActions(db: Kysely<Database>, workspaceId: string): Promise<BlockedActions> {
+async function loadBlockedActions(db: Kysely<Database>, workspaceId: string): Promise<BlockedActions> {
   const row = await db.selectFrom('security_settings').select('blocked').where('workspace_id', '=', workspaceId).executeTakeFirst();
   return parseBlocked(row?.blocked);
 }

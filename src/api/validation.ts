@@ -185,7 +185,7 @@ function joinPath(prefix: string, segment: string | number): string {
  * overflow the stack; bytes (an upload) are skipped. An unsafe key is reported as `(key)`
  * under its parent: a path never carries the offending text.
  */
-export function findUnsafeText(value: unknown, prefix = ''): string | null {
+function findUnsafeText(value: unknown, prefix = ''): string | null {
   const pending: { value: unknown; path: string }[] = [{ value, path: prefix }];
   for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
     const { value: current, path } = item;
@@ -228,7 +228,7 @@ export function assertValid(validate: ValidateFunction, value: unknown, prefix =
 /** Marks a body the transport already parsed and checked (multipart upload): not JSON-validated again. */
 export const PREPARSED_BODY: unique symbol = Symbol.for('kobana.preparsedBody');
 
-export function isPreparsedBody(body: unknown): boolean {
+function isPreparsedBody(body: unknown): boolean {
   return typeof body === 'object' && body !== null && (body as Record<symbol, unknown>)[PREPARSED_BODY] === true;
 }
 
@@ -240,7 +240,7 @@ function schemaTypes(schema: JsonSchema): string[] {
 }
 
 /** REST query text → the JSON type the parameter schema declares (MCP passes typed values through). */
-export function coerceParameter(value: unknown, schema: JsonSchema): unknown {
+function coerceParameter(value: unknown, schema: JsonSchema): unknown {
   if (typeof value !== 'string') return value;
   const types = schemaTypes(schema);
   if (types.includes('string')) return value;

@@ -26,7 +26,7 @@ export const WRAPPED_RESULT_PROPERTY = 'result';
  * What `tools/call` answers for an operation returning a file (docs/domain.md#attachments): its
  * metadata and the REST path to download it, never the bytes. Shared with src/mcp/tools/result.ts.
  */
-export const FILE_OUTPUT_SCHEMA: JsonSchema = Object.freeze({
+const FILE_OUTPUT_SCHEMA: JsonSchema = Object.freeze({
   type: 'object',
   properties: {
     content_type: { type: 'string' },
@@ -84,7 +84,7 @@ export function pointAtGetters<T extends { readonly name: string; readonly opera
 }
 
 /** The schema with only the keywords of KEPT and the structure; `required` kept nowhere. */
-export function compactSchema(schema: JsonSchema): JsonSchema {
+function compactSchema(schema: JsonSchema): JsonSchema {
   const source = schema as Obj;
   const out: Obj = {};
   for (const key of KEPT) if (source[key] !== undefined) out[key] = source[key];
@@ -115,7 +115,7 @@ const MIN_SHARED_LENGTH = 60;
  * `{count, total}` of an aggregate's totals, and the totals themselves). Named after the property
  * holding it when every occurrence has the same name, else `shape_<n>`.
  */
-export function shareRepeatedShapes(schema: JsonSchema): JsonSchema {
+function shareRepeatedShapes(schema: JsonSchema): JsonSchema {
   const root = structuredClone(schema) as Obj;
   const defs: Obj = {};
   for (;;) {

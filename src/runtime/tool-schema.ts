@@ -13,7 +13,7 @@ import { isPlainObject as isObject } from './values.js';
 
 type Obj = { [key: string]: unknown };
 
-/** The most values one `in` filter takes; the same bound as MAX_IN_VALUES in src/api/list.ts. */
+/** The most values one `in` filter takes, over MCP and REST alike: the one constant (src/api/list.ts enforces it). */
 export const MAX_IN_FILTER_VALUES = 100;
 
 /** The descriptions of the arguments the runtime adds or every tool of a kind shares. */
@@ -70,7 +70,7 @@ export function toShownText(text: string): string {
  * shown as a string, the form the texts and the server instructions teach ("1234.56"); a number
  * is still accepted. Any other type is shown as it is.
  */
-export function toShownType(type: unknown): unknown {
+function toShownType(type: unknown): unknown {
   if (!Array.isArray(type) || !type.includes('string') || !type.includes('number')) return type;
   const shown = type.filter((t) => t !== 'number');
   return shown.length === 1 ? shown[0] : shown;
@@ -143,7 +143,7 @@ export function readFilterForms(argumentSchema: JsonSchema, filtersArgument: str
   return new Map(Object.entries(filters).map(([field, schema]) => [field, readFilterForm(schema)]));
 }
 
-export function readFilterForm(filterSchema: unknown): FilterForm {
+function readFilterForm(filterSchema: unknown): FilterForm {
   if (!isObject(filterSchema)) return { form: 'value' };
   if (filterSchema.type === 'array' && filterSchema.minItems === 1) return { form: 'list' };
   if (filterSchema.type !== 'object') return { form: 'value' };

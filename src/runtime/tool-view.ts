@@ -51,7 +51,7 @@ function pickBodySchema(requestBody: OperationDefinition['requestBody']): Obj | 
 }
 
 /** The argument schema (what the server validates) and argument map of one operation. */
-export function planToolInput(definition: OperationDefinition): { argumentSchema: JsonSchema; args: { [name: string]: ArgumentTarget } } {
+function planToolInput(definition: OperationDefinition): { argumentSchema: JsonSchema; args: { [name: string]: ArgumentTarget } } {
   const collector = new ArgumentCollector();
   if (definition.operation.workspaceScoped) collector.add('workspace_id', WORKSPACE_ARGUMENT, { in: 'workspace' }, false, 'workspace');
   for (const where of ['path', 'query', 'header'] as const) {
@@ -122,7 +122,7 @@ function addBodyArguments(collector: ArgumentCollector, requestBody: OperationDe
 }
 
 /** The properties and required list of an object body (unions of objects are merged). */
-export function extractObjectShape(schema: Obj): { properties: Obj; required: string[] } | null {
+function extractObjectShape(schema: Obj): { properties: Obj; required: string[] } | null {
   if (schema.properties && typeof schema.properties === 'object') {
     return { properties: schema.properties as Obj, required: (schema.required as string[] | undefined) ?? [] };
   }

@@ -173,8 +173,6 @@ export interface RouteDefinition {
   readonly requestBody: OperationDefinition['requestBody'];
   /** The success status declared first in `responses` (200, 201, 204…). */
   readonly successStatus: number;
-  /** `x-mcp.exclude`: REST only, never a tool. */
-  readonly mcpExcluded: boolean;
   /** `x-kobana-bounds`, as on the operation's definition. */
   readonly bounds: OperationBounds | null;
 }

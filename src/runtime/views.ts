@@ -36,28 +36,28 @@ export function buildViews(definitions: readonly OperationDefinition[]): Operati
 }
 
 /** The tool of an operation: its input view (tool-view.ts), its typed output and its toolsets. */
-export function toToolDefinition(definition: OperationDefinition & { readonly toolName: string }): ToolDefinition {
+function toToolDefinition(definition: OperationDefinition & { readonly toolName: string }): ToolDefinition {
   return { ...toToolView(definition), output: toToolOutput(definition.successResponse), toolsets: toToolsets(definition.tags) };
 }
 
 /** Toolsets are the operation's tags in snake_case (`Cost Centers` → `cost_centers`); an untagged operation is in `other`. */
-export const UNTAGGED_TOOLSET = 'other';
+const UNTAGGED_TOOLSET = 'other';
 
-export function toToolsets(tags: readonly string[]): readonly string[] {
+function toToolsets(tags: readonly string[]): readonly string[] {
   const names = [...new Set(tags.map(toSnakeCase).filter((name) => name !== ''))];
   return names.length > 0 ? names : [UNTAGGED_TOOLSET];
 }
 
-export function hasTool(definition: OperationDefinition): definition is OperationDefinition & { readonly toolName: string } {
+function hasTool(definition: OperationDefinition): definition is OperationDefinition & { readonly toolName: string } {
   return definition.toolName !== null;
 }
 
 /** `/v1/payables/{id}/settle` → `/v1/payables/:id/settle`. */
-export function toKoaPath(path: string): string {
+function toKoaPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
 }
 
-export function toRouteView(definition: OperationDefinition): RouteDefinition {
+function toRouteView(definition: OperationDefinition): RouteDefinition {
   return {
     operation: definition.operation,
     koaPath: toKoaPath(definition.operation.path),
@@ -65,13 +65,12 @@ export function toRouteView(definition: OperationDefinition): RouteDefinition {
     list: definition.list ? toListSpec(definition.list) : null,
     requestBody: definition.requestBody,
     successStatus: definition.successStatus,
-    mcpExcluded: definition.toolName === null,
     bounds: definition.bounds,
   };
 }
 
 /** docs/domain.md#lists: sort enum (leading `-` stripped), its default, fields enum, filters. */
-export function toListSpec(list: ListDefinition): ListSpec {
+function toListSpec(list: ListDefinition): ListSpec {
   const sortEnum = (list.sort?.schema.enum as unknown[] | undefined) ?? [];
   const fieldsItems = (list.fields?.items as { enum?: unknown[] } | undefined)?.enum ?? [];
   const filters: { [field: string]: ListSpec['filters'][string] } = {};
@@ -85,7 +84,7 @@ export function toListSpec(list: ListDefinition): ListSpec {
 }
 
 /** A `kobana://finance/<resource>/{id}` template for a `GET /v1/<resource>/{id}` tool; null otherwise. */
-export function toResourceTemplateView(definition: OperationDefinition & { readonly toolName: string }): ResourceTemplateDefinition | null {
+function toResourceTemplateView(definition: OperationDefinition & { readonly toolName: string }): ResourceTemplateDefinition | null {
   const { operation } = definition;
   const match = operation.method === 'GET' ? RESOURCE_GET_PATH.exec(operation.path) : null;
   if (!match) return null;

@@ -9,7 +9,7 @@
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 /** Distinct statements kept per connection: every shape the app runs, with room for list filters. */
-export const STATEMENT_CACHE_MAX = 1_000;
+const STATEMENT_CACHE_MAX = 1_000;
 
 /** `database` with a `prepare` that hands back the statement already prepared for the same text. */
 export function cacheStatements(database: SqliteDatabase, max = STATEMENT_CACHE_MAX): SqliteDatabase {

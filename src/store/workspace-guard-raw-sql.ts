@@ -4,6 +4,7 @@
  * It parses no SQL, checks no scoping and throws nothing: `workspace-guard.ts` decides where to
  * screen and turns a hazard into a refusal.
  */
+import { RawNode } from 'kysely';
 import { isNode, type AnyNode } from './workspace-guard-scope.js';
 
 const FORBIDDEN_TOP_LEVEL_WORDS = new Set(['or', 'union', 'intersect', 'except', 'select']);
@@ -55,8 +56,8 @@ export function findRawFilterHazard(filter: unknown): string | undefined {
     return undefined;
   }
   if (!isNode(filter) || isQueryNode(filter)) return undefined;
-  if (filter.kind === 'RawNode') {
-    const fragments = Array.isArray(filter.sqlFragments) ? (filter.sqlFragments as string[]) : [];
+  if (RawNode.is(filter)) {
+    const fragments = Array.isArray(filter.sqlFragments) ? filter.sqlFragments : [];
     const hazard = findFragmentHazard(fragments.join(' ? '));
     if (hazard) return hazard;
   }

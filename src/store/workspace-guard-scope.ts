@@ -2,8 +2,13 @@
  * Reads a Kysely operation tree into what the workspace guard reasons about: which finance tables
  * a query level binds (by alias), which `workspace_id` facts its filters state, and which
  * bindings those facts scope. It throws nothing and knows no statement rules: deciding what a
- * query must satisfy, and refusing it, is `workspace-guard.ts`'s job.
+ * query must satisfy, and refusing it, is `workspace-guard.ts`'s job. Node kinds are told apart
+ * with Kysely's typed guards (`ColumnNode.is(node)`), on anything `isNode` accepts.
  */
+import {
+  AliasNode, AndNode, BinaryOperationNode, ColumnNode, IdentifierNode, OperatorNode, OrNode, ParensNode, PrimitiveValueListNode,
+  ReferenceNode, TableNode, ValueListNode, ValueNode, type OperationNode,
+} from 'kysely';
 
 /** Tables whose rows belong to one workspace; every other table is identity/infrastructure. */
 export const FINANCE_TABLES: ReadonlySet<string> = new Set([
@@ -17,26 +22,21 @@ export const WORKSPACE_COLUMN = 'workspace_id';
 
 export type AnyNode = { readonly kind: string; readonly [key: string]: unknown };
 
-export function isNode(value: unknown): value is AnyNode {
+/** Any node of a Kysely operation tree (what the typed guards `ColumnNode.is(node)`, … take). */
+export function isNode(value: unknown): value is AnyNode & OperationNode {
   return typeof value === 'object' && value !== null && typeof (value as { kind?: unknown }).kind === 'string';
 }
 
-export function isKind(value: unknown, kind: string): value is AnyNode {
-  return isNode(value) && value.kind === kind;
-}
-
 export function readIdentifierName(node: unknown): string | undefined {
-  if (isKind(node, 'IdentifierNode') && typeof node.name === 'string') return node.name;
-  return undefined;
+  return isNode(node) && IdentifierNode.is(node) && typeof node.name === 'string' ? node.name : undefined;
 }
 
 /** The table name of a TableNode, or of an AliasNode wrapping one. */
 export function readTableName(node: unknown): string | undefined {
   if (!isNode(node)) return undefined;
-  if (node.kind === 'AliasNode') return readTableName(node.node);
-  if (node.kind !== 'TableNode') return undefined;
-  const table = node.table as { identifier?: unknown } | undefined;
-  return readIdentifierName(table?.identifier);
+  if (AliasNode.is(node)) return readTableName(node.node);
+  if (!TableNode.is(node)) return undefined;
+  return readIdentifierName(node.table?.identifier);
 }
 
 export function isFinanceTable(name: string | undefined): name is string {
@@ -45,8 +45,14 @@ export function isFinanceTable(name: string | undefined): name is string {
 
 function unwrapParens(node: unknown): unknown {
   let current = node;
-  while (isKind(current, 'ParensNode')) current = current.node;
+  while (isNode(current) && ParensNode.is(current)) current = current.node;
   return current;
+}
+
+/** The node under its parentheses, when it is one of Kysely's nodes. */
+function unwrapNode(node: unknown): OperationNode | undefined {
+  const inner = unwrapParens(node);
+  return isNode(inner) ? inner : undefined;
 }
 
 // ───────────────────────────── scopes and bindings ─────────────────────────────
@@ -66,11 +72,11 @@ export interface Scope {
 
 export function readBinding(item: unknown): Binding | undefined {
   if (!isNode(item)) return undefined;
-  if (item.kind === 'TableNode') {
+  if (TableNode.is(item)) {
     const table = readTableName(item);
     return { alias: table, table, finance: isFinanceTable(table), scoped: false };
   }
-  if (item.kind === 'AliasNode') {
+  if (AliasNode.is(item)) {
     const table = readTableName(item.node);
     const alias = readIdentifierName(item.alias);
     return { alias, table, finance: isFinanceTable(table), scoped: false };
@@ -84,12 +90,13 @@ export interface WorkspaceRef {
 }
 
 export function readWorkspaceRef(node: unknown): WorkspaceRef | undefined {
-  const inner = unwrapParens(node);
-  if (isKind(inner, 'ColumnNode')) {
+  const inner = unwrapNode(node);
+  if (!inner) return undefined;
+  if (ColumnNode.is(inner)) {
     return readIdentifierName(inner.column) === WORKSPACE_COLUMN ? { qualifier: undefined } : undefined;
   }
-  if (isKind(inner, 'ReferenceNode')) {
-    if (!isKind(inner.column, 'ColumnNode') || readIdentifierName(inner.column.column) !== WORKSPACE_COLUMN) return undefined;
+  if (ReferenceNode.is(inner)) {
+    if (!ColumnNode.is(inner.column) || readIdentifierName(inner.column.column) !== WORKSPACE_COLUMN) return undefined;
     if (inner.table === undefined) return { qualifier: undefined };
     const qualifier = readTableName(inner.table);
     return qualifier === undefined ? undefined : { qualifier };
@@ -99,13 +106,15 @@ export function readWorkspaceRef(node: unknown): WorkspaceRef | undefined {
 
 /** A bound value: a parameter or an immediate literal, never a column, subquery or raw SQL. */
 export function isBoundValue(node: unknown): boolean {
-  return isKind(unwrapParens(node), 'ValueNode');
+  const inner = unwrapNode(node);
+  return inner !== undefined && ValueNode.is(inner);
 }
 
 function isValueList(node: unknown): boolean {
-  const inner = unwrapParens(node);
-  if (isKind(inner, 'PrimitiveValueListNode')) return Array.isArray(inner.values);
-  if (isKind(inner, 'ValueListNode')) return Array.isArray(inner.values) && (inner.values as unknown[]).every(isBoundValue);
+  const inner = unwrapNode(node);
+  if (!inner) return false;
+  if (PrimitiveValueListNode.is(inner)) return Array.isArray(inner.values);
+  if (ValueListNode.is(inner)) return Array.isArray(inner.values) && inner.values.every(isBoundValue);
   return false;
 }
 
@@ -114,13 +123,13 @@ export type Fact =
   | { readonly kind: 'equal'; readonly left: WorkspaceRef; readonly right: WorkspaceRef };
 
 function readOperator(node: unknown): string | undefined {
-  return isKind(node, 'OperatorNode') && typeof node.operator === 'string' ? node.operator : undefined;
+  return isNode(node) && OperatorNode.is(node) && typeof node.operator === 'string' ? node.operator : undefined;
 }
 
 /** The scoping fact a single conjunct states, if any. */
 function readFact(conjunct: unknown): Fact | undefined {
-  const node = unwrapParens(conjunct);
-  if (!isKind(node, 'BinaryOperationNode')) return undefined;
+  const node = unwrapNode(conjunct);
+  if (!node || !BinaryOperationNode.is(node)) return undefined;
   const operator = readOperator(node.operator);
   const left = readWorkspaceRef(node.leftOperand);
   const right = readWorkspaceRef(node.rightOperand);
@@ -144,8 +153,8 @@ function readConjuncts(filter: unknown): unknown[] {
   let poisoned = false;
   const visit = (node: unknown): void => {
     const inner = unwrapParens(node);
-    if (isKind(inner, 'AndNode')) {
-      if (isKind(inner.left, 'OrNode') || isKind(inner.right, 'OrNode')) poisoned = true;
+    if (isNode(inner) && AndNode.is(inner)) {
+      if (OrNode.is(inner.left) || OrNode.is(inner.right)) poisoned = true;
       visit(inner.left);
       visit(inner.right);
       return;

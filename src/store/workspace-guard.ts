@@ -44,16 +44,19 @@
  *
  * Errors name the table and the rule, never a bound value.
  */
-import type {
-  CompiledQuery, Dialect, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryCompiler, QueryId, QueryResult,
-  RootOperationNode, UnknownRow, Kysely,
+import {
+  AliasNode, ColumnNode, ColumnUpdateNode, DeleteQueryNode, InsertQueryNode, ListNode, MergeQueryNode, OnConflictNode,
+  OrActionNode, PrimitiveValueListNode, ReferenceNode, SelectQueryNode, UpdateQueryNode, ValueListNode, ValuesNode,
+  type CompiledQuery, type Dialect, type JoinNode, type KyselyPlugin, type OperationNode, type PluginTransformQueryArgs,
+  type PluginTransformResultArgs, type QueryCompiler, type QueryId, type QueryResult, type RootOperationNode, type UnknownRow,
+  type Kysely,
 } from 'kysely';
 import type { Database } from './schema.js';
 import { findRawFilterHazard } from './workspace-guard-raw-sql.js';
 import {
-  ON_SCOPES_JOINED_TABLE, WORKSPACE_COLUMN, applyFacts, isBoundValue, isFinanceTable, isKind, isNode, readBinding,
+  ON_SCOPES_JOINED_TABLE, WORKSPACE_COLUMN, applyFacts, isBoundValue, isFinanceTable, isNode, readBinding,
   readFacts, readIdentifierName, readTableName, readWorkspaceRef, resolve,
-  type AnyNode, type Binding, type Fact, type JoinScope, type Scope, type WorkspaceRef,
+  type Binding, type Fact, type JoinScope, type Scope, type WorkspaceRef,
 } from './workspace-guard-scope.js';
 
 export { FINANCE_TABLES } from './workspace-guard-scope.js';
@@ -74,85 +77,101 @@ function checkRawFilter(filter: unknown, table: string, statement: string): void
 
 // ───────────────────────────── per-statement checks ─────────────────────────────
 
-function readStatementName(node: AnyNode): string {
+/** The statements rule 1 applies to: they read or write rows chosen by a filter. */
+type FilteredQueryNode = SelectQueryNode | UpdateQueryNode | DeleteQueryNode;
+
+function readStatementName(node: OperationNode): string {
   return node.kind.replace('QueryNode', '').toLowerCase();
 }
 
-function readFilter(node: unknown, key: 'where' | 'on'): unknown {
-  if (!isNode(node)) return undefined;
-  return node[key];
-}
-
 function readColumnName(node: unknown): string | undefined {
-  if (isKind(node, 'ColumnNode')) return readIdentifierName(node.column);
-  if (isKind(node, 'ReferenceNode') && isKind(node.column, 'ColumnNode')) return readIdentifierName(node.column.column);
+  if (!isNode(node)) return undefined;
+  if (ColumnNode.is(node)) return readIdentifierName(node.column);
+  if (ReferenceNode.is(node) && ColumnNode.is(node.column)) return readIdentifierName(node.column.column);
   return undefined;
 }
 
-function assignsWorkspace(updates: unknown): boolean {
-  return Array.isArray(updates) && updates.some((u) => isKind(u, 'ColumnUpdateNode') && readColumnName(u.column) === WORKSPACE_COLUMN);
+function assignsWorkspace(updates: readonly unknown[] | undefined): boolean {
+  return Array.isArray(updates) && updates.some((u) => isNode(u) && ColumnUpdateNode.is(u) && readColumnName(u.column) === WORKSPACE_COLUMN);
 }
 
-/** Rule 1 for one SELECT / UPDATE / DELETE level; returns the scope its subqueries see. */
-function checkFilteredQuery(node: AnyNode, parent: Scope | undefined): Scope {
-  const statement = readStatementName(node);
+/** One query level: its bindings (FROM, UPDATE target, DELETE … USING, JOINs) and the facts each join's ON states. */
+interface Level {
+  readonly scope: Scope;
+  readonly joins: readonly JoinScope[];
+}
+
+function readLevel(node: FilteredQueryNode, parent: Scope | undefined): Level {
   const bindings: Binding[] = [];
   const add = (item: unknown): Binding | undefined => {
     const binding = readBinding(item);
     if (binding) bindings.push(binding);
     return binding;
   };
-  const from = node.from as { froms?: readonly unknown[] } | undefined;
-  from?.froms?.forEach(add);
-  if (isKind(node.table, 'ListNode')) (node.table.items as unknown[]).forEach(add);
-  else if (node.table !== undefined) add(node.table);
-  const using = node.using as { tables?: readonly unknown[] } | undefined;
-  using?.tables?.forEach(add);
-  const joins: JoinScope[] = [];
-  for (const join of (node.joins as readonly AnyNode[] | undefined) ?? []) {
-    const binding = add(join.table);
-    const scopesJoined = typeof join.joinType === 'string' && ON_SCOPES_JOINED_TABLE.has(join.joinType);
-    joins.push({ binding, facts: scopesJoined ? readFacts(readFilter(join.on, 'on')) : [] });
+  node.from?.froms.forEach(add);
+  if (UpdateQueryNode.is(node) && node.table !== undefined) {
+    if (ListNode.is(node.table)) node.table.items.forEach(add);
+    else add(node.table);
   }
-  const scope: Scope = { bindings, parent };
-  const finance = bindings.filter((b) => b.finance);
-  if (finance.length === 0) return scope;
+  if (DeleteQueryNode.is(node)) node.using?.tables.forEach(add);
+  const joins = (node.joins ?? []).map((join): JoinScope => ({
+    binding: add(join.table),
+    facts: ON_SCOPES_JOINED_TABLE.has(join.joinType) ? readFacts(join.on?.on) : [],
+  }));
+  return { scope: { bindings, parent }, joins };
+}
 
-  const firstTable = (finance[0] as Binding).table as string;
-  checkRawFilter(node.where, firstTable, statement);
-  for (const join of (node.joins as readonly AnyNode[] | undefined) ?? []) checkRawFilter(join.on, firstTable, statement);
-  checkRawFilter(node.having, firstTable, statement);
+function screenRawFilters(node: FilteredQueryNode, table: string, statement: string): void {
+  checkRawFilter(node.where, table, statement);
+  for (const join of node.joins ?? []) checkRawFilter(join.on, table, statement);
+  if (SelectQueryNode.is(node)) checkRawFilter(node.having, table, statement);
+}
 
-  const whereFacts = readFacts(readFilter(node.where, 'where'));
+/** Applies the WHERE's facts and each join's ON facts until nothing more gets scoped (a scoped table can scope the next). */
+function scopeLevel(level: Level, whereFacts: readonly Fact[]): void {
   let changed = true;
   while (changed) {
-    changed = applyFacts(whereFacts, scope);
-    for (const join of joins) {
-      if (join.binding) changed = applyFacts(join.facts, scope, join.binding) || changed;
+    changed = applyFacts(whereFacts, level.scope);
+    for (const join of level.joins) {
+      if (join.binding) changed = applyFacts(join.facts, level.scope, join.binding) || changed;
     }
   }
+}
+
+function refuseUnscoped(finance: readonly Binding[], statement: string): void {
   const unscoped = finance.find((b) => !b.scoped);
-  if (unscoped) {
-    const alias = unscoped.alias && unscoped.alias !== unscoped.table ? `(as "${unscoped.alias}") ` : '';
-    throw new WorkspaceGuardError(unscoped.table as string, statement,
-      `${alias}without a workspace_id condition: it needs a top-level AND condition workspace_id = <value> or ` +
-      'workspace_id in (<values>), or an equality with an already scoped table\'s workspace_id');
-  }
-  if (node.kind === 'UpdateQueryNode' && assignsWorkspace(node.updates)) {
+  if (!unscoped) return;
+  const alias = unscoped.alias && unscoped.alias !== unscoped.table ? `(as "${unscoped.alias}") ` : '';
+  throw new WorkspaceGuardError(unscoped.table as string, statement,
+    `${alias}without a workspace_id condition: it needs a top-level AND condition workspace_id = <value> or ` +
+    'workspace_id in (<values>), or an equality with an already scoped table\'s workspace_id');
+}
+
+/** Rule 1 for one SELECT / UPDATE / DELETE level; returns the scope its subqueries see. */
+function checkFilteredQuery(node: FilteredQueryNode, parent: Scope | undefined): Scope {
+  const statement = readStatementName(node);
+  const level = readLevel(node, parent);
+  const finance = level.scope.bindings.filter((b) => b.finance);
+  if (finance.length === 0) return level.scope;
+  const firstTable = (finance[0] as Binding).table as string;
+  screenRawFilters(node, firstTable, statement);
+  scopeLevel(level, readFacts(node.where?.where));
+  refuseUnscoped(finance, statement);
+  if (UpdateQueryNode.is(node) && assignsWorkspace(node.updates)) {
     throw new WorkspaceGuardError(firstTable, statement, 'that assigns workspace_id (rows never move between workspaces)');
   }
-  return scope;
+  return level.scope;
 }
 
 /** The position of `workspace_id` in an INSERT … SELECT is a bound value or a scoped table's workspace_id. */
-function checkInsertSelect(select: AnyNode, index: number, table: string): void {
+function checkInsertSelect(select: SelectQueryNode, index: number, table: string): void {
   if (Array.isArray(select.setOperations) && select.setOperations.length > 0) {
     throw new WorkspaceGuardError(table, 'insert', 'from a select with set operations');
   }
   const scope = checkFilteredQuery(select, undefined);
-  const selection = (select.selections as readonly AnyNode[] | undefined)?.[index];
-  let expression = isNode(selection) ? selection.selection : undefined;
-  if (isKind(expression, 'AliasNode')) expression = expression.node;
+  const selection = select.selections?.[index];
+  let expression: unknown = isNode(selection) ? selection.selection : undefined;
+  if (isNode(expression) && AliasNode.is(expression)) expression = expression.node;
   if (isBoundValue(expression)) return;
   const ref = readWorkspaceRef(expression);
   const resolution = ref ? resolve(ref, scope) : undefined;
@@ -160,20 +179,19 @@ function checkInsertSelect(select: AnyNode, index: number, table: string): void 
   throw new WorkspaceGuardError(table, 'insert', 'from a select whose workspace_id is not a bound value or a scoped table\'s workspace_id');
 }
 
-function checkOnConflict(onConflict: AnyNode, table: string): void {
-  const updates = onConflict.updates as readonly unknown[] | undefined;
+function checkOnConflict(onConflict: OnConflictNode, table: string): void {
+  const updates = onConflict.updates;
   if (onConflict.doNothing === true || !updates || updates.length === 0) return;
   if (assignsWorkspace(updates)) {
     throw new WorkspaceGuardError(table, 'insert', 'with an on conflict update that assigns workspace_id');
   }
   checkRawFilter(onConflict.updateWhere, table, 'insert');
-  const columns = onConflict.columns as readonly unknown[] | undefined;
-  if (columns?.some((c) => readColumnName(c) === WORKSPACE_COLUMN)) return;
+  if (onConflict.columns?.some((c) => readColumnName(c) === WORKSPACE_COLUMN)) return;
   const target: Binding = { alias: table, table, finance: true, scoped: false };
   const excluded: Binding = { alias: 'excluded', table: undefined, finance: false, scoped: true };
   const scope: Scope = { bindings: [target, excluded], parent: undefined };
   // In DO UPDATE … WHERE a bare column is the target row's.
-  const facts = readFacts(readFilter(onConflict.updateWhere, 'where')).map((f): Fact => {
+  const facts = readFacts(onConflict.updateWhere?.where).map((f): Fact => {
     const fix = (ref: WorkspaceRef): WorkspaceRef => (ref.qualifier === undefined ? { qualifier: table } : ref);
     return f.kind === 'value' ? { kind: 'value', ref: fix(f.ref) } : { kind: 'equal', left: fix(f.left), right: fix(f.right) };
   });
@@ -184,59 +202,60 @@ function checkOnConflict(onConflict: AnyNode, table: string): void {
   }
 }
 
-function checkInsert(node: AnyNode): void {
-  const table = readTableName(node.into);
-  if (!isFinanceTable(table)) return;
-  const orAction = isKind(node.orAction, 'OrActionNode') ? String(node.orAction.action) : '';
+/** Every VALUES row gives `workspace_id` (at `index`) a bound value. */
+function checkInsertValues(values: ValuesNode, index: number, table: string): void {
+  for (const row of values.values ?? []) {
+    const ok = PrimitiveValueListNode.is(row)
+      ? row.values[index] !== undefined
+      : ValueListNode.is(row) && isBoundValue(row.values[index]);
+    if (!ok) throw new WorkspaceGuardError(table, 'insert', 'whose workspace_id is not a bound value in every row');
+  }
+}
+
+function refuseOverwritingInsert(node: InsertQueryNode, table: string): void {
+  const orAction = isNode(node.orAction) && OrActionNode.is(node.orAction) ? String(node.orAction.action) : '';
   if (node.replace === true || /replace/i.test(orAction)) {
     throw new WorkspaceGuardError(table, 'insert', 'with replace (it can overwrite another workspace\'s row)');
   }
   if (node.onDuplicateKey !== undefined) {
     throw new WorkspaceGuardError(table, 'insert', 'with on duplicate key update');
   }
-  const columns = (node.columns as readonly unknown[] | undefined) ?? [];
-  const index = columns.findIndex((c) => readColumnName(c) === WORKSPACE_COLUMN);
-  if (node.defaultValues === true || index < 0) throw new WorkspaceGuardError(table, 'insert', 'without a workspace_id column');
-  const values = node.values;
-  if (isKind(values, 'ValuesNode')) {
-    for (const row of (values.values as readonly unknown[] | undefined) ?? []) {
-      const ok = isKind(row, 'PrimitiveValueListNode')
-        ? (row.values as readonly unknown[])[index] !== undefined
-        : isKind(row, 'ValueListNode') && isBoundValue((row.values as readonly unknown[])[index]);
-      if (!ok) throw new WorkspaceGuardError(table, 'insert', 'whose workspace_id is not a bound value in every row');
-    }
-  } else if (isKind(values, 'SelectQueryNode')) {
-    checkInsertSelect(values, index, table);
-  } else {
-    throw new WorkspaceGuardError(table, 'insert', 'without values for workspace_id');
-  }
-  if (isKind(node.onConflict, 'OnConflictNode')) checkOnConflict(node.onConflict, table);
 }
 
-function checkMerge(node: AnyNode): void {
+function checkInsert(node: InsertQueryNode): void {
+  const table = readTableName(node.into);
+  if (!isFinanceTable(table)) return;
+  refuseOverwritingInsert(node, table);
+  const index = (node.columns ?? []).findIndex((c) => readColumnName(c) === WORKSPACE_COLUMN);
+  if (node.defaultValues === true || index < 0) throw new WorkspaceGuardError(table, 'insert', 'without a workspace_id column');
+  const values = node.values;
+  if (isNode(values) && ValuesNode.is(values)) checkInsertValues(values, index, table);
+  else if (isNode(values) && SelectQueryNode.is(values)) checkInsertSelect(values, index, table);
+  else throw new WorkspaceGuardError(table, 'insert', 'without values for workspace_id');
+  if (isNode(node.onConflict) && OnConflictNode.is(node.onConflict)) checkOnConflict(node.onConflict, table);
+}
+
+function checkMerge(node: MergeQueryNode): void {
   const target = readTableName(node.into);
-  const source = isNode(node.using) ? readTableName(node.using.table) : undefined;
+  const using: JoinNode | undefined = node.using;
+  const source = isNode(using) ? readTableName(using.table) : undefined;
   const finance = [target, source].find(isFinanceTable);
   if (finance) throw new WorkspaceGuardError(finance, 'merge', '(merge is not supported on finance tables)');
 }
 
 /** Checks one query level; returns the scope its nested nodes see (undefined = unchanged). */
-function checkQueryNode(node: AnyNode, parent: Scope | undefined): Scope | undefined {
-  switch (node.kind) {
-    case 'SelectQueryNode':
-    case 'UpdateQueryNode':
-    case 'DeleteQueryNode':
-      return checkFilteredQuery(node, parent);
-    case 'InsertQueryNode':
-      checkInsert(node);
-      // The target is not visible from VALUES or INSERT … SELECT.
-      return { bindings: [], parent: undefined };
-    case 'MergeQueryNode':
-      checkMerge(node);
-      return { bindings: [], parent: undefined };
-    default:
-      return undefined;
+function checkQueryNode(node: OperationNode, parent: Scope | undefined): Scope | undefined {
+  if (SelectQueryNode.is(node) || UpdateQueryNode.is(node) || DeleteQueryNode.is(node)) return checkFilteredQuery(node, parent);
+  if (InsertQueryNode.is(node)) {
+    checkInsert(node);
+    // The target is not visible from VALUES or INSERT … SELECT.
+    return { bindings: [], parent: undefined };
   }
+  if (MergeQueryNode.is(node)) {
+    checkMerge(node);
+    return { bindings: [], parent: undefined };
+  }
+  return undefined;
 }
 
 /** Walks the whole tree so subqueries (IN (SELECT …), EXISTS, CTEs, derived tables, unions) are checked too. */
@@ -272,44 +291,53 @@ export interface WorkspaceGuard {
  */
 export function createWorkspaceGuard(approvedTextsMax = APPROVED_TEXTS_MAX): WorkspaceGuard {
   const marked = new WeakSet<QueryId>();
-  const approved = new Set<string>();
+  const check = createCheck(approvedTextsMax);
+  return {
+    plugin: createMarkingPlugin(marked),
+    guardDialect(dialect: Dialect): Dialect {
+      return {
+        createDriver: () => dialect.createDriver(),
+        createAdapter: () => dialect.createAdapter(),
+        createIntrospector: (db) => dialect.createIntrospector(db),
+        createQueryCompiler: () => guardCompiler(dialect.createQueryCompiler(), marked, check),
+      };
+    },
+  };
+}
 
-  function check(node: RootOperationNode, sqlText: string): void {
+/** Checks a final tree, once per distinct SQL text: an approved text is remembered (at most `approvedTextsMax`, oldest first out). */
+function createCheck(approvedTextsMax: number): (node: RootOperationNode, sqlText: string) => void {
+  const approved = new Set<string>();
+  return (node, sqlText) => {
     if (approved.has(sqlText)) return;
     visitQueryTree(node, undefined);
     // 0 checks every execution (bench/store.ts measures what the cache saves).
     if (approvedTextsMax === 0) return;
     if (approved.size >= approvedTextsMax) approved.delete(approved.values().next().value as string);
     approved.add(sqlText);
-  }
+  };
+}
 
-  function guardCompiler(inner: QueryCompiler): QueryCompiler {
-    return {
-      compileQuery(node: RootOperationNode, queryId: QueryId): CompiledQuery {
-        const compiled = inner.compileQuery(node, queryId);
-        if (marked.has(queryId)) check(compiled.query, compiled.sql);
-        return compiled;
-      },
-    };
-  }
-
+/** Marks each query built through the Kysely instance that carries the plugin; changes nothing. */
+function createMarkingPlugin(marked: WeakSet<QueryId>): KyselyPlugin {
   return {
-    plugin: {
-      transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-        marked.add(args.queryId);
-        return args.node;
-      },
-      async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-        return args.result;
-      },
+    transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+      marked.add(args.queryId);
+      return args.node;
     },
-    guardDialect(dialect: Dialect): Dialect {
-      return {
-        createDriver: () => dialect.createDriver(),
-        createAdapter: () => dialect.createAdapter(),
-        createIntrospector: (db) => dialect.createIntrospector(db),
-        createQueryCompiler: () => guardCompiler(dialect.createQueryCompiler()),
-      };
+    async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+      return args.result;
+    },
+  };
+}
+
+/** The dialect's compiler, checking the final tree of every marked query before its SQL leaves. */
+function guardCompiler(inner: QueryCompiler, marked: WeakSet<QueryId>, check: (node: RootOperationNode, sqlText: string) => void): QueryCompiler {
+  return {
+    compileQuery(node: RootOperationNode, queryId: QueryId): CompiledQuery {
+      const compiled = inner.compileQuery(node, queryId);
+      if (marked.has(queryId)) check(compiled.query, compiled.sql);
+      return compiled;
     },
   };
 }

@@ -27,7 +27,7 @@ import type { Database } from './schema.js';
 export const WRITE_PROBE_INTERVAL_MS = 5_000;
 
 /** Sixteen 4 KiB SQLite pages: the probe row needs overflow pages of its own. */
-export const WRITE_PROBE_PAYLOAD_BYTES = 64 * 1024;
+const WRITE_PROBE_PAYLOAD_BYTES = 64 * 1024;
 
 export type WriteReadiness = 'ok' | 'disk_full';
 

@@ -52,7 +52,7 @@ describe('generate() on the Kobana fixture spec', function () {
       'finance_transfers_create', 'finance_workspaces_list',
     ]);
     expect(result.plan.routes).to.have.length(12);
-    expect(result.plan.routes.filter((r) => r.mcpExcluded).map((r) => r.operation.operationId)).to.deep.equal(['security_settings.get', 'security_settings.update']);
+    expect(result.plan.operations.filter((o) => o.definition.toolName === null).map((o) => o.definition.operation.operationId)).to.deep.equal(['security_settings.get', 'security_settings.update']);
   });
 
   it('builds filters: the value for eq-only, a list for eq/in, an operator object for a range', () => {

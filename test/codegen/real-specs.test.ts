@@ -75,7 +75,7 @@ describe('the generator over the real-world corpus (test/fixtures/real-specs)', 
       expect(plan.routes.length + plan.skipped.length, 'operations').to.equal(document.operations);
       expect([...plan.skipped].sort()).to.deep.equal(Object.keys(document.excluded).sort());
       expect(plan.tools.length, 'tools').to.equal(document.operations - Object.keys(document.excluded).length);
-      expect(plan.routes.filter((route) => route.mcpExcluded)).to.deep.equal([]);
+      expect(plan.operations.filter((o) => o.definition.toolName === null)).to.deep.equal([]);
       assertNamesAndSchemas(first);
 
       // The second run stops before formatting, a pure function of the rendered text (and the

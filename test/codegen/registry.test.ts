@@ -17,7 +17,7 @@ describe('generated/registry.gen.ts', () => {
   // No upper bound: the API grows by endpoints (issue 25, Build 6); the floor catches a generator that lost operations.
   it('holds at least 55 tools, one per non-excluded operation, sorted by name', () => {
     expect(tools.length).to.be.at.least(55);
-    expect(tools.length).to.equal(routes.filter((r) => !r.mcpExcluded).length);
+    expect(tools.length).to.equal(operations.filter((d) => d.toolName !== null).length);
     expect(tools.map((t) => t.name)).to.deep.equal([...tools.map((t) => t.name)].sort());
     expect(specSha256).to.match(/^[0-9a-f]{64}$/);
   });
@@ -30,7 +30,6 @@ describe('generated/registry.gen.ts', () => {
       expect(route.operation, route.operation.operationId).to.equal(definition?.operation);
       expect(route.requestBody, route.operation.operationId).to.equal(definition?.requestBody);
       expect(route.successStatus).to.equal(definition?.successStatus);
-      expect(route.mcpExcluded).to.equal(definition?.toolName === null);
     }
     for (const tool of tools) {
       expect(tool.operation, tool.name).to.equal(definitionOf(tool.operation.operationId)?.operation);
@@ -155,7 +154,8 @@ describe('generated/registry.gen.ts', () => {
   });
 
   it('keeps security settings REST-only: a route but no tool', () => {
-    const excluded = routes.filter((r) => r.mcpExcluded);
+    const excludedIds = new Set(operations.filter((d) => d.toolName === null).map((d) => d.operation.operationId));
+    const excluded = routes.filter((r) => excludedIds.has(r.operation.operationId));
     expect(excluded.map((r) => r.operation.operationId).sort()).to.deep.equal(['security_settings.get', 'security_settings.update']);
     for (const route of excluded) expect(tools.some((t) => t.operation.operationId === route.operation.operationId)).to.equal(false);
   });

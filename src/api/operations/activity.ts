@@ -4,10 +4,10 @@
  */
 import type { Selectable } from 'kysely';
 import type { ActivityTable } from '../../store/schema.js';
-import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+import { listColumns, listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { defineOperations } from '../define-operations.js';
 
-export function toActivityJson(row: Selectable<ActivityTable>): Record<string, unknown> {
+function toActivityJson(row: Selectable<ActivityTable>): Record<string, unknown> {
   return {
     id: row.id, person_id: row.person_id, channel: row.channel, operation: row.operation,
     resource: row.resource, record_id: row.record_id, created_at: row.created_at,
@@ -17,15 +17,10 @@ export function toActivityJson(row: Selectable<ActivityTable>): Record<string, u
 const LIST: ListDefinition<'activity'> = {
   table: 'activity',
   resourceLabel: 'Activity entry',
-  columns: {
-    id: { column: 'id', kind: 'uuid' },
-    person_id: { column: 'person_id', kind: 'uuid' },
-    channel: { column: 'channel', kind: 'string' },
-    resource: { column: 'resource', kind: 'string' },
-    operation: { column: 'operation', kind: 'string' },
-    record_id: { column: 'record_id', kind: 'uuid' },
-    created_at: { column: 'created_at', kind: 'timestamp' },
-  },
+  columns: listColumns({
+    id: 'uuid', person_id: 'uuid', channel: 'string', resource: 'string', operation: 'string', record_id: 'uuid',
+    created_at: 'timestamp',
+  }),
   toJson: (rows) => rows.map(toActivityJson),
 };
 

@@ -10,7 +10,7 @@ import type { AttachmentLinksTable, AttachmentsTable } from '../../store/schema.
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import type { FileOutput, OperationContext, OperationHandler } from '../context.js';
 import { ApiError, notFound, validationError } from '../errors.js';
-import { listRecords, readListSpec, type AnySelect } from '../list.js';
+import { listColumns, listRecords, readListSpec, type AnySelect } from '../list.js';
 import { auditJson, lockRow, requireWorkspace, translateConstraintError } from '../records.js';
 import { deleteBlobIfUnused, loadBlob, storeBlob } from '../rules/attachments/blob-store.js';
 import { checkUploadInput } from '../rules/attachments/upload-input.js';
@@ -24,7 +24,7 @@ const PARENT_TYPES: readonly ParentType[] = ['payable', 'receivable', 'transacti
 const LABEL = 'Attachment';
 const ALREADY_LINKED = 'The attachment is already linked to this record.';
 
-export function buildDownloadPath(id: string): string {
+function buildDownloadPath(id: string): string {
   return `/v1/attachments/${id}/download`;
 }
 
@@ -103,15 +103,10 @@ const list: OperationHandler = async (ctx, input) => {
   const body = await listRecords(ctx, input.list, readListSpec(ctx), {
     table: 'attachments',
     resourceLabel: LABEL,
-    columns: {
-      created_at: { column: 'created_at', kind: 'timestamp' },
-      updated_at: { column: 'updated_at', kind: 'timestamp' },
-      file_name: { column: 'file_name', kind: 'string' },
-      title: { column: 'title', kind: 'string' },
-      content_type: { column: 'content_type', kind: 'string' },
-      size: { column: 'size', kind: 'integer' },
-      sha256: { column: 'sha256', kind: 'string' },
-    },
+    columns: listColumns({
+      created_at: 'timestamp', updated_at: 'timestamp', file_name: 'string', title: 'string', content_type: 'string',
+      size: 'integer', sha256: 'string',
+    }),
     customFilters: { parent_type: filterByLink(ctx, 'parent_type'), parent_id: filterByLink(ctx, 'parent_id') },
     toJson: async (rows) => {
       const links = await loadLinks(ctx, rows.map((r) => r.id));

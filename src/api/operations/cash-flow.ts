@@ -24,7 +24,7 @@ type Granularity = 'day' | 'week' | 'month';
 const DEFAULT_DAYS = 30;
 
 /** The date (`YYYY-MM-DD`) of `instant` in time zone `tz`. */
-export function dateInZone(instant: Date, tz: string): string {
+function dateInZone(instant: Date, tz: string): string {
   const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year')}-${part('month')}-${part('day')}`;
@@ -153,6 +153,63 @@ async function sumOpenTitles(db: Kysely<any>, workspaceId: string, w: Window): P
 
 const big = (value: number | string | bigint | null): bigint => BigInt(String(value ?? 0));
 
+/** The window's buckets, and each day of the window → its bucket. */
+function indexBuckets(w: Window): { buckets: Bucket[]; byDay: Map<string, Bucket> } {
+  const buckets = buildBuckets(dayNumber(w.from), dayNumber(w.to), w.granularity);
+  const byDay = new Map<string, Bucket>();
+  for (const b of buckets) for (let d = b.startDay; d <= b.endDay; d += 1) byDay.set(toDate(d), b);
+  return { buckets, byDay };
+}
+
+/** Adds realised money to its bucket; answers what falls before the window (the opening balance's part). */
+function addTransactions(moves: readonly DayRow[], byDay: ReadonlyMap<string, Bucket>): bigint {
+  let opening = 0n;
+  for (const row of moves) {
+    const cents = big(row.cents) * (row.side === 'credit' ? 1n : -1n);
+    const bucket = byDay.get(row.day);
+    if (row.day === BEFORE || !bucket) { opening += cents; continue; }
+    if (row.side === 'credit') bucket.realisedIncome += big(row.cents);
+    else bucket.realisedExpenses += big(row.cents);
+  }
+  return opening;
+}
+
+interface Overdue {
+  receivable: { n: number; cents: bigint };
+  payable: { n: number; cents: bigint };
+}
+
+/** Adds projected money to its bucket and counts the overdue titles; answers what falls before the window. */
+function addOpenTitles(titles: readonly DayRow[], byDay: ReadonlyMap<string, Bucket>, overdue: Overdue): bigint {
+  let opening = 0n;
+  for (const row of titles) {
+    const side = row.side === 'receivable' ? 'receivable' : 'payable';
+    if (row.day === OVERDUE) {
+      overdue[side] = { n: overdue[side].n + Number(row.n), cents: overdue[side].cents + big(row.cents) };
+      continue;
+    }
+    const bucket = byDay.get(row.day);
+    if (row.day === BEFORE || !bucket) { opening += side === 'receivable' ? big(row.cents) : -big(row.cents); continue; }
+    if (side === 'receivable') bucket.projectedIncome += big(row.cents);
+    else bucket.projectedExpenses += big(row.cents);
+  }
+  return opening;
+}
+
+/** The buckets as answered, each closing on the running balance from `opening`. */
+function renderBuckets(buckets: readonly Bucket[], opening: bigint): Record<string, unknown>[] {
+  let balance = opening;
+  return buckets.map((b) => {
+    const net = b.realisedIncome - b.realisedExpenses + b.projectedIncome - b.projectedExpenses;
+    balance += net;
+    return {
+      start: b.start, end: b.end, realised_income: formatCents(b.realisedIncome), realised_expenses: formatCents(b.realisedExpenses),
+      projected_income: formatCents(b.projectedIncome), projected_expenses: formatCents(b.projectedExpenses),
+      net: formatCents(net), closing_balance: formatCents(balance),
+    };
+  });
+}
+
 export const handlers = defineOperations({
   'cash_flow.get': async (ctx, input) => {
     const w = await readWindow(ctx, input.query);
@@ -160,32 +217,9 @@ export const handlers = defineOperations({
     const db = ctx.db as unknown as Kysely<any>;
     const workspaceId = requireWorkspace(ctx);
     const [moves, titles] = [await sumTransactions(db, workspaceId, w), await sumOpenTitles(db, workspaceId, w)];
-    const buckets = buildBuckets(dayNumber(w.from), dayNumber(w.to), w.granularity);
-    const byDay = new Map<string, Bucket>();
-    for (const b of buckets) for (let d = b.startDay; d <= b.endDay; d += 1) byDay.set(toDate(d), b);
-
-    let opening = 0n;
-    for (const row of moves) {
-      const cents = big(row.cents) * (row.side === 'credit' ? 1n : -1n);
-      const bucket = byDay.get(row.day);
-      if (row.day === BEFORE || !bucket) { opening += cents; continue; }
-      if (row.side === 'credit') bucket.realisedIncome += big(row.cents);
-      else bucket.realisedExpenses += big(row.cents);
-    }
-    const overdue = { receivable: { n: 0, cents: 0n }, payable: { n: 0, cents: 0n } };
-    for (const row of titles) {
-      const side = row.side === 'receivable' ? 'receivable' : 'payable';
-      if (row.day === OVERDUE) {
-        overdue[side] = { n: overdue[side].n + Number(row.n), cents: overdue[side].cents + big(row.cents) };
-        continue;
-      }
-      const bucket = byDay.get(row.day);
-      if (row.day === BEFORE || !bucket) { opening += side === 'receivable' ? big(row.cents) : -big(row.cents); continue; }
-      if (side === 'receivable') bucket.projectedIncome += big(row.cents);
-      else bucket.projectedExpenses += big(row.cents);
-    }
-
-    let balance = opening;
+    const { buckets, byDay } = indexBuckets(w);
+    const overdue: Overdue = { receivable: { n: 0, cents: 0n }, payable: { n: 0, cents: 0n } };
+    const opening = addTransactions(moves, byDay) + addOpenTitles(titles, byDay, overdue);
     return {
       body: {
         from: w.from, to: w.to, granularity: w.granularity, tz: w.tz, today: w.today, account_id: w.accountId,
@@ -194,15 +228,7 @@ export const handlers = defineOperations({
           receivables: formatCents(overdue.receivable.cents), receivables_count: overdue.receivable.n,
           payables: formatCents(overdue.payable.cents), payables_count: overdue.payable.n,
         },
-        buckets: buckets.map((b) => {
-          const net = b.realisedIncome - b.realisedExpenses + b.projectedIncome - b.projectedExpenses;
-          balance += net;
-          return {
-            start: b.start, end: b.end, realised_income: formatCents(b.realisedIncome), realised_expenses: formatCents(b.realisedExpenses),
-            projected_income: formatCents(b.projectedIncome), projected_expenses: formatCents(b.projectedExpenses),
-            net: formatCents(net), closing_balance: formatCents(balance),
-          };
-        }),
+        buckets: renderBuckets(buckets, opening),
       },
     };
   },

@@ -3,38 +3,20 @@
  * type equals its parent's (inherited when omitted, mismatch → UNPROCESSABLE_ENTITY); deeper
  * than 3 → UNPROCESSABLE_ENTITY; delete with children → UNPROCESSABLE_ENTITY; in use → CONFLICT.
  */
-import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { CategoriesTable } from '../../store/schema.js';
-import type { OperationContext, OperationHandler } from '../context.js';
+import type { AuditColumns, CategoriesTable } from '../../store/schema.js';
+import type { OperationContext } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
-import { insertAudit, recordActivity, updateAudit } from '../audit.js';
-import { listRecords, readListSpec, type ListDefinition } from '../list.js';
-import { auditJson, findInWorkspace, lockRow, readBody, requireWorkspace, translateConstraintError } from '../records.js';
-import { defineOperations } from '../define-operations.js';
+import { listColumns } from '../list.js';
+import { auditJson, findInWorkspace, lockRow, requireWorkspace } from '../records.js';
+import { defineResource, findReference } from '../define-resource.js';
 
-const LABEL = 'Category';
-export const MAX_CATEGORY_LEVEL = 3;
+const MAX_CATEGORY_LEVEL = 3;
 type CategoryRow = Selectable<CategoriesTable>;
 
-export function toCategoryJson(row: CategoryRow): Record<string, unknown> {
+function toCategoryJson(row: CategoryRow): Record<string, unknown> {
   return { id: row.id, name: row.name, type: row.type, parent_id: row.parent_id, level: Number(row.level), ...auditJson(row) };
 }
-
-const LIST: ListDefinition<'categories'> = {
-  table: 'categories',
-  resourceLabel: LABEL,
-  columns: {
-    id: { column: 'id', kind: 'uuid' },
-    name: { column: 'name', kind: 'string' },
-    type: { column: 'type', kind: 'string' },
-    parent_id: { column: 'parent_id', kind: 'uuid' },
-    level: { column: 'level', kind: 'integer' },
-    created_at: { column: 'created_at', kind: 'timestamp' },
-    updated_at: { column: 'updated_at', kind: 'timestamp' },
-  },
-  toJson: (rows) => rows.map(toCategoryJson),
-};
 
 function rule(message: string): ApiError {
   return new ApiError('UNPROCESSABLE_ENTITY', message);
@@ -72,73 +54,32 @@ function resolveType(body: Record<string, unknown>, parent: CategoryRow | null):
   return type;
 }
 
-const listCategories: OperationHandler = async (ctx, input) => ({
-  body: await listRecords(ctx, input.list, readListSpec(ctx), LIST),
-});
-
-const getCategory: OperationHandler = async (ctx, input) => ({
-  body: toCategoryJson(await findInWorkspace(ctx, 'categories', input.path['id'] ?? '', LABEL)),
-});
-
-const createCategory: OperationHandler = async (ctx, input) => {
-  const body = readBody(input.body);
+async function createColumns(ctx: OperationContext, body: Record<string, unknown>): Promise<Omit<CategoriesTable, 'id' | 'workspace_id' | keyof AuditColumns>> {
   const parent = await loadParent(ctx, body['parent_id']);
   const level = parent ? Number(parent.level) + 1 : 1;
   if (level > MAX_CATEGORY_LEVEL) throw rule('The chart of accounts has at most three levels.');
-  const row: CategoryRow = {
-    id: randomUUID(),
-    workspace_id: requireWorkspace(ctx),
-    name: String(body['name']),
-    type: resolveType(body, parent),
-    parent_id: parent?.id ?? null,
-    level,
-    ...insertAudit(ctx),
-  };
-  await ctx.db.insertInto('categories').values(row).execute();
-  await recordActivity(ctx, { operation: 'categories.create', resource: 'categories', recordId: row.id });
-  return { outcome: 'created', body: toCategoryJson(row) };
-};
+  return { name: String(body['name']), type: resolveType(body, parent), parent_id: parent?.id ?? null, level };
+}
 
-/**
- * CategoryUpdate allows only `name` (openapi/v1.yaml): moving a category or changing its type
- * would reclassify every record filed under it, so the chart's shape changes by delete + create.
- */
-const updateCategory: OperationHandler = async (ctx, input) => {
-  const current = await findInWorkspace(ctx, 'categories', input.path['id'] ?? '', LABEL);
-  const body = readBody(input.body);
-  await ctx.db.updateTable('categories')
-    .set({ name: body['name'] === undefined ? current.name : String(body['name']), ...updateAudit(ctx) })
-    .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
-  await recordActivity(ctx, { operation: 'categories.update', resource: 'categories', recordId: current.id });
-  return { body: toCategoryJson(await findInWorkspace(ctx, 'categories', current.id, LABEL)) };
-};
-
-const IN_USE = 'The category is in use by payables, receivables or transactions.';
-
-const deleteCategory: OperationHandler = async (ctx, input) => {
-  const current = await findInWorkspace(ctx, 'categories', input.path['id'] ?? '', LABEL);
-  const workspaceId = current.workspace_id;
-  // Children and referencing writes hold the category FOR SHARE until they commit.
-  await lockRow(ctx, 'categories', current.id, 'update');
+/** A use of the category: a title or a transaction filed under it; refused outright while it has children. */
+async function findUse(ctx: OperationContext, current: CategoryRow): Promise<unknown> {
   if ((await loadChildren(ctx, current.id)).length > 0) throw rule('The category has child categories; delete or move them first.');
-  const used = await ctx.db.selectFrom('titles').select('id')
-    .where('workspace_id', '=', workspaceId).where('category_id', '=', current.id).executeTakeFirst()
-    ?? await ctx.db.selectFrom('transactions').select('id')
-      .where('workspace_id', '=', workspaceId).where('category_id', '=', current.id).executeTakeFirst();
-  if (used) throw new ApiError('CONFLICT', IN_USE);
-  try {
-    await ctx.db.deleteFrom('categories').where('workspace_id', '=', workspaceId).where('id', '=', current.id).execute();
-  } catch (err) {
-    translateConstraintError(err, IN_USE);
-  }
-  await recordActivity(ctx, { operation: 'categories.delete', resource: 'categories', recordId: current.id });
-  return { outcome: 'deleted' };
-};
+  return findReference(ctx, current, [{ table: 'titles', columns: ['category_id'] }, { table: 'transactions', columns: ['category_id'] }]);
+}
 
-export const handlers = defineOperations({
-  'categories.list': listCategories,
-  'categories.get': getCategory,
-  'categories.create': createCategory,
-  'categories.update': updateCategory,
-  'categories.delete': deleteCategory,
+export const handlers = defineResource({
+  resource: 'categories',
+  label: 'Category',
+  columns: listColumns({
+    id: 'uuid', name: 'string', type: 'string', parent_id: 'uuid', level: 'integer', created_at: 'timestamp', updated_at: 'timestamp',
+  }),
+  toJson: toCategoryJson,
+  create: createColumns,
+  /**
+   * CategoryUpdate allows only `name` (openapi/v1.yaml): moving a category or changing its type
+   * would reclassify every record filed under it, so the chart's shape changes by delete + create.
+   */
+  update: (_ctx, body, current) => ({ name: body['name'] === undefined ? current.name : String(body['name']) }),
+  // Children and referencing writes hold the category FOR SHARE until they commit.
+  delete: { inUse: 'The category is in use by payables, receivables or transactions.', findUse },
 });

@@ -10,17 +10,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { ClassificationRulesTable } from '../../store/schema.js';
-import type { OperationContext } from '../context.js';
-import { insertAudit, recordActivity, updateAudit } from '../audit.js';
+import type { ClassificationRulesTable, StatementLinesTable } from '../../store/schema.js';
+import type { OperationContext, OperationHandler } from '../context.js';
+import { insertAudit, recordActivity } from '../audit.js';
 import { defineOperations } from '../define-operations.js';
+import { defineResource } from '../define-resource.js';
 import { ApiError } from '../errors.js';
-import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+import { listColumns } from '../list.js';
 import { shows } from '../omitted.js';
 import { formatCents, formatMoneyOrNull, parseMoneyInputAllowZero } from '../money.js';
 import { auditJson, boolColumn, findInWorkspace, readBody, requireWorkspace, toBool } from '../records.js';
 import { isUuid } from '../../runtime/values.js';
-import { classifyPrepared, loadRules, MAX_RULES_PER_WORKSPACE, prepareRules } from '../rules/statements/classify.js';
+import { classifyPrepared, loadRules, prepareRules, type PreparedRule } from '../rules/statements/classify.js';
 import { forEachChunk } from '../chunks.js';
 import { readOptionalReference, requireAccountReference, requirePersonReference } from '../rules/references.js';
 
@@ -90,105 +91,114 @@ function assertComplete(rule: Pick<ClassificationRulesTable, 'min_amount_cents' 
   }
 }
 
-const LIST: ListDefinition<'classification_rules'> = {
-  table: 'classification_rules',
-  resourceLabel: LABEL,
-  columns: {
-    id: { column: 'id', kind: 'uuid' },
-    position: { column: 'position', kind: 'integer' },
-    active: { column: 'active', kind: 'boolean' },
-    created_at: { column: 'created_at', kind: 'timestamp' },
-  },
-  toJson: (rows) => rows.map(toJson),
+/** The create's bound: a workspace holds at most `max_per_workspace` rules, counted in the create's transaction. */
+async function assertRoomForRule(ctx: OperationContext, workspaceId: string): Promise<void> {
+  const cap = declared(ctx, 'maxPerWorkspace');
+  // Every rule is evaluated on every import and preview.
+  const held = await ctx.db.selectFrom('classification_rules').select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('workspace_id', '=', workspaceId).executeTakeFirst();
+  if (Number(held?.n ?? 0) >= cap) {
+    throw new ApiError('UNPROCESSABLE_ENTITY', `A workspace holds at most ${cap} classification rules; delete or merge one first.`, { bound: 'max_per_workspace', limit: cap });
+  }
+}
+
+/** A new rule's columns: what the body sets, the rest empty, placed last unless it says where. */
+async function newRuleColumns(ctx: OperationContext, workspaceId: string, changes: Partial<ClassificationRulesTable>) {
+  const last = await ctx.db.selectFrom('classification_rules').select((eb) => eb.fn.max('position').as('position'))
+    .where('workspace_id', '=', workspaceId).executeTakeFirst();
+  return {
+    name: changes.name ?? '', position: changes.position ?? Number(last?.position ?? 0) + 1, active: changes.active ?? 1,
+    description_contains: changes.description_contains ?? null, counterparty_contains: changes.counterparty_contains ?? null,
+    min_amount_cents: changes.min_amount_cents ?? null, max_amount_cents: changes.max_amount_cents ?? null,
+    financial_account_id: changes.financial_account_id ?? null, set_category_id: changes.set_category_id ?? null,
+    set_cost_center_id: changes.set_cost_center_id ?? null, set_person_id: changes.set_person_id ?? null,
+  };
+}
+
+/** Answered as stored (re-read): unlike the plain resources, its JSON is read back after the insert. */
+const createRule: OperationHandler = async (ctx, input) => {
+  const workspaceId = requireWorkspace(ctx);
+  await assertRoomForRule(ctx, workspaceId);
+  const rule = await newRuleColumns(ctx, workspaceId, await readChanges(ctx, readBody(input.body)));
+  assertComplete(rule);
+  const id = randomUUID();
+  await ctx.db.insertInto('classification_rules').values({ id, workspace_id: workspaceId, ...rule, ...insertAudit(ctx) }).execute();
+  await recordActivity(ctx, { operation: 'classification_rules.create', resource: 'classification_rules', recordId: id });
+  return { outcome: 'created', body: toJson(await findInWorkspace(ctx, 'classification_rules', id, LABEL)) };
+};
+
+type LineRow = Selectable<StatementLinesTable>;
+
+/** The newest unreconciled lines within `from`..`to`, at most the bound (+1 to know there were more). */
+async function readPreviewLines(ctx: OperationContext, query: Readonly<Record<string, unknown>>, maxScanned: number): Promise<LineRow[]> {
+  const from = readDay(query['from']);
+  const to = readDay(query['to']);
+  let qb = ctx.db.selectFrom('statement_lines').selectAll().where('workspace_id', '=', requireWorkspace(ctx)).where('reconciliation_id', 'is', null);
+  if (from !== undefined) qb = qb.where('posted_on', '>=', from);
+  if (to !== undefined) qb = qb.where('posted_on', '<=', to);
+  return qb.orderBy('posted_on', 'desc').orderBy('id').limit(maxScanned + 1).execute();
+}
+
+/** The lines `rule` wins among `rules` (evaluated as an import evaluates), walked in chunks that check the deadline. */
+async function findWonLines(ctx: OperationContext, rules: readonly PreparedRule[], rule: RuleRow, lines: readonly LineRow[]): Promise<LineRow[]> {
+  const won: LineRow[] = [];
+  await forEachChunk(lines, ctx.deadline, (chunk) => {
+    for (const line of chunk) {
+      const match = classifyPrepared(rules, {
+        description: line.description, counterparty: line.counterparty, amountCents: Number(line.amount_cents), accountId: line.financial_account_id,
+      });
+      if (match?.ruleId === rule.id) won.push(line);
+    }
+  });
+  return won;
+}
+
+/** A won line as the preview shows it: with the values the rule would give it. */
+function toPreviewLine(rule: RuleRow, line: LineRow): Record<string, unknown> {
+  return {
+    id: line.id, posted_on: line.posted_on, amount: formatCents(line.amount_cents), description: line.description,
+    category_id: rule.set_category_id ?? line.category_id, cost_center_id: rule.set_cost_center_id ?? line.cost_center_id,
+    person_id: rule.set_person_id ?? line.person_id,
+  };
+}
+
+const previewRule: OperationHandler = async (ctx, input) => {
+  const rule = await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL);
+  const maxScanned = declared(ctx, 'maxScanned');
+  // Evaluated with the others as an import would, the previewed rule counted as active.
+  const rules = prepareRules(await loadRules(ctx), rule.id);
+  const read = await readPreviewLines(ctx, input.query, maxScanned);
+  const lines = read.slice(0, maxScanned);
+  const won = await findWonLines(ctx, rules, rule, lines);
+  const truncated = read.length > maxScanned;
+  return {
+    body: {
+      rule_id: rule.id, count: won.length,
+      // The count is a total; the lines themselves are records (docs/security.md#resources-touched).
+      statement_lines: !shows(ctx, 'reconciliations') ? [] : won.slice(0, PREVIEW_LINES).map((line) => toPreviewLine(rule, line)),
+      meta: {
+        truncated, lines_scanned: lines.length, max_lines_scanned: maxScanned,
+        // The walk stopped here: `to` before this day (or a `from`..`to` window) reaches older lines.
+        // A line's date is a statement line's: only to a caller who may read them.
+        ...(truncated && shows(ctx, 'reconciliations') ? { oldest_scanned: lines.at(-1)?.posted_on ?? null } : {}),
+      },
+    },
+  };
 };
 
 export const handlers = defineOperations({
-  'classification_rules.list': async (ctx, input) => ({ body: await listRecords(ctx, input.list, readListSpec(ctx), LIST) }),
-
-  'classification_rules.get': async (ctx, input) => ({ body: toJson(await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL)) }),
-
-  'classification_rules.create': async (ctx, input) => {
-    const workspaceId = requireWorkspace(ctx);
-    const cap = declared(ctx, 'maxPerWorkspace');
-    // Counted in the create's transaction; every rule is evaluated on every import and preview.
-    const held = await ctx.db.selectFrom('classification_rules').select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('workspace_id', '=', workspaceId).executeTakeFirst();
-    if (Number(held?.n ?? 0) >= cap) {
-      throw new ApiError('UNPROCESSABLE_ENTITY', `A workspace holds at most ${cap} classification rules; delete or merge one first.`, { bound: 'max_per_workspace', limit: cap });
-    }
-    const changes = await readChanges(ctx, readBody(input.body));
-    const last = await ctx.db.selectFrom('classification_rules').select((eb) => eb.fn.max('position').as('position'))
-      .where('workspace_id', '=', workspaceId).executeTakeFirst();
-    const rule = {
-      name: changes.name ?? '', position: changes.position ?? Number(last?.position ?? 0) + 1, active: changes.active ?? 1,
-      description_contains: changes.description_contains ?? null, counterparty_contains: changes.counterparty_contains ?? null,
-      min_amount_cents: changes.min_amount_cents ?? null, max_amount_cents: changes.max_amount_cents ?? null,
-      financial_account_id: changes.financial_account_id ?? null, set_category_id: changes.set_category_id ?? null,
-      set_cost_center_id: changes.set_cost_center_id ?? null, set_person_id: changes.set_person_id ?? null,
-    };
-    assertComplete(rule);
-    const id = randomUUID();
-    await ctx.db.insertInto('classification_rules').values({ id, workspace_id: workspaceId, ...rule, ...insertAudit(ctx) }).execute();
-    await recordActivity(ctx, { operation: 'classification_rules.create', resource: 'classification_rules', recordId: id });
-    return { outcome: 'created', body: toJson(await findInWorkspace(ctx, 'classification_rules', id, LABEL)) };
-  },
-
-  'classification_rules.update': async (ctx, input) => {
-    const current = await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL);
-    const changes = await readChanges(ctx, readBody(input.body));
-    assertComplete({ ...current, ...changes });
-    await ctx.db.updateTable('classification_rules').set({ ...changes, ...updateAudit(ctx) })
-      .where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
-    await recordActivity(ctx, { operation: 'classification_rules.update', resource: 'classification_rules', recordId: current.id });
-    return { body: toJson(await findInWorkspace(ctx, 'classification_rules', current.id, LABEL)) };
-  },
-
-  'classification_rules.delete': async (ctx, input) => {
-    const current = await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL);
-    await ctx.db.deleteFrom('classification_rules').where('workspace_id', '=', current.workspace_id).where('id', '=', current.id).execute();
-    await recordActivity(ctx, { operation: 'classification_rules.delete', resource: 'classification_rules', recordId: current.id });
-    return { outcome: 'deleted' };
-  },
-
-  'classification_rules.preview': async (ctx, input) => {
-    const rule = await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL);
-    const maxScanned = declared(ctx, 'maxScanned');
-    // Evaluated with the others as an import would, the previewed rule counted as active.
-    const rules = prepareRules(await loadRules(ctx), rule.id);
-    const from = readDay(input.query['from']);
-    const to = readDay(input.query['to']);
-    // The newest unreconciled lines, at most the bound (+1 to know there were more).
-    let qb = ctx.db.selectFrom('statement_lines').selectAll().where('workspace_id', '=', requireWorkspace(ctx)).where('reconciliation_id', 'is', null);
-    if (from !== undefined) qb = qb.where('posted_on', '>=', from);
-    if (to !== undefined) qb = qb.where('posted_on', '<=', to);
-    const read = await qb.orderBy('posted_on', 'desc').orderBy('id').limit(maxScanned + 1).execute();
-    const lines = read.slice(0, maxScanned);
-    const won: typeof lines = [];
-    await forEachChunk(lines, ctx.deadline, (chunk) => {
-      for (const line of chunk) {
-        const match = classifyPrepared(rules, {
-          description: line.description, counterparty: line.counterparty, amountCents: Number(line.amount_cents), accountId: line.financial_account_id,
-        });
-        if (match?.ruleId === rule.id) won.push(line);
-      }
-    });
-    const truncated = read.length > maxScanned;
-    return {
-      body: {
-        rule_id: rule.id, count: won.length,
-        // The count is a total; the lines themselves are records (docs/security.md#resources-touched).
-        statement_lines: !shows(ctx, 'reconciliations') ? [] : won.slice(0, PREVIEW_LINES).map((line) => ({
-          id: line.id, posted_on: line.posted_on, amount: formatCents(line.amount_cents), description: line.description,
-          category_id: rule.set_category_id ?? line.category_id, cost_center_id: rule.set_cost_center_id ?? line.cost_center_id,
-          person_id: rule.set_person_id ?? line.person_id,
-        })),
-        meta: {
-          truncated, lines_scanned: lines.length, max_lines_scanned: maxScanned,
-          // The walk stopped here: `to` before this day (or a `from`..`to` window) reaches older lines.
-          // A line's date is a statement line's: only to a caller who may read them.
-          ...(truncated && shows(ctx, 'reconciliations') ? { oldest_scanned: lines.at(-1)?.posted_on ?? null } : {}),
-        },
-      },
-    };
-  },
+  ...defineResource({
+    resource: 'classification_rules',
+    label: LABEL,
+    columns: listColumns({ id: 'uuid', position: 'integer', active: 'boolean', created_at: 'timestamp' }),
+    toJson,
+    update: async (ctx, body, current) => {
+      const changes = await readChanges(ctx, body);
+      assertComplete({ ...current, ...changes });
+      return changes;
+    },
+    delete: 'hard',
+  }),
+  'classification_rules.create': createRule,
+  'classification_rules.preview': previewRule,
 });

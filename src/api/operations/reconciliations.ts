@@ -96,7 +96,7 @@ async function readReconciliation(ctx: OperationContext, id: string | undefined)
   const titleIds = records.filter((i) => i.item_type !== 'transaction').map((i) => i.item_id);
   const titles = titleIds.length === 0 ? [] : await ctx.db.selectFrom('titles').select(['id', 'description']).where('workspace_id', '=', workspaceId).where('id', 'in', titleIds).execute();
   const names = new Map(titles.map((t) => [t.id, t.description]));
-  const total = lines.reduce((sum, l) => sum + (l.type === 'credit' ? 1 : -1) * Number(l.amount_cents), 0);
+  const total = signedTotal(lines);
   const named = records.slice(0, 3).map((r) => (names.has(r.item_id) ? `${r.item_type} ${names.get(r.item_id)}` : r.item_type));
   const more = records.length > 3 ? ` and ${records.length - 3} more` : '';
   const withRecords = records.length === 0 ? '' : ` with ${named.join(', ')}${more}`;
@@ -109,44 +109,71 @@ async function readReconciliation(ctx: OperationContext, id: string | undefined)
   };
 }
 
-const createReconciliation: OperationHandler = async (ctx, input) => {
-  const workspaceId = requireWorkspace(ctx);
-  const { lineIds, items } = readRequest(readBody(input.body));
-  const lines = await claimLines(ctx, lineIds);
-  const accountId = (lines[0] as Selectable<StatementLinesTable>).financial_account_id;
-  const resolved = await resolveItems(ctx, items, accountId);
-  const linesTotal = lines.reduce((sum, l) => sum + (l.type === 'credit' ? 1 : -1) * Number(l.amount_cents), 0);
+const signedTotal = (lines: readonly Selectable<StatementLinesTable>[]): number =>
+  lines.reduce((sum, l) => sum + (l.type === 'credit' ? 1 : -1) * Number(l.amount_cents), 0);
+
+function assertBalanced(lines: readonly Selectable<StatementLinesTable>[], resolved: readonly ResolvedItem[]): void {
+  const linesTotal = signedTotal(lines);
   const itemsTotal = resolved.reduce((sum, i) => sum + i.signed, 0);
   if (linesTotal !== itemsTotal) {
     throw new ApiError('UNPROCESSABLE_ENTITY', `The amounts do not balance: the lines total ${formatCents(linesTotal)}, the records ${formatCents(itemsTotal)}.`);
   }
-  const id = randomUUID();
+}
+
+/** Inserts the reconciliation and claims its lines: of concurrent attempts on a line exactly one claims it. */
+async function insertClaimingLines(ctx: OperationContext, id: string, lineIds: readonly string[]): Promise<void> {
+  const workspaceId = requireWorkspace(ctx);
   await ctx.db.insertInto('reconciliations').values({ id, workspace_id: workspaceId, ...insertAudit(ctx) }).execute();
   const claimed = await ctx.db.updateTable('statement_lines').set({ reconciliation_id: id })
-    .where('workspace_id', '=', workspaceId).where('id', 'in', lineIds).where('reconciliation_id', 'is', null).executeTakeFirst();
+    .where('workspace_id', '=', workspaceId).where('id', 'in', [...lineIds]).where('reconciliation_id', 'is', null).executeTakeFirst();
   if (Number(claimed.numUpdatedRows) !== lineIds.length) throw new ApiError('CONFLICT', ALREADY);
+}
 
+/** Settles an open title with the settle operation's own rules; answers its settlement transaction (null when nothing was settled). */
+async function settleItem(ctx: OperationContext, item: ResolvedItem, paymentDate: string, accountId: string): Promise<string | null> {
+  if (!item.open || item.type === 'transaction') return null;
+  // The settle operation's own rules; it locks the title and refuses one settled meanwhile.
+  await SETTLE[item.type].settle(ctx, { path: { id: item.id }, query: {}, body: { payment_date: paymentDate, financial_account_id: accountId } });
+  const title = await ctx.db.selectFrom('titles').select('transaction_id').where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', item.id).executeTakeFirstOrThrow();
+  return title.transaction_id;
+}
+
+/** The items of reconciliation `id`: its lines, then its records (open titles settled on the lines' account at the latest line date). */
+async function buildItemRows(
+  ctx: OperationContext, id: string, lines: readonly Selectable<StatementLinesTable>[], resolved: readonly ResolvedItem[], accountId: string,
+): Promise<ReconciliationItemsTable[]> {
+  const workspaceId = requireWorkspace(ctx);
   const paymentDate = lines.map((l) => l.posted_on).sort().at(-1) as string;
   const rows: ReconciliationItemsTable[] = lines.map((l) => ({
     id: randomUUID(), workspace_id: workspaceId, reconciliation_id: id, item_type: 'statement_line', item_id: l.id,
     amount_cents: Number(l.amount_cents), settlement_transaction_id: null,
   }));
   for (const item of resolved) {
-    let settlement: string | null = null;
-    if (item.open && item.type !== 'transaction') {
-      // The settle operation's own rules; it locks the title and refuses one settled meanwhile.
-      await SETTLE[item.type].settle(ctx, { path: { id: item.id }, query: {}, body: { payment_date: paymentDate, financial_account_id: accountId } });
-      const title = await ctx.db.selectFrom('titles').select('transaction_id').where('workspace_id', '=', workspaceId).where('id', '=', item.id).executeTakeFirstOrThrow();
-      settlement = title.transaction_id;
-    }
+    const settlement = await settleItem(ctx, item, paymentDate, accountId);
     rows.push({ id: randomUUID(), workspace_id: workspaceId, reconciliation_id: id, item_type: item.type, item_id: item.id, amount_cents: item.cents, settlement_transaction_id: settlement });
   }
+  return rows;
+}
+
+/** Records the items, unique per record: a record already in another reconciliation → CONFLICT. */
+async function insertItems(ctx: OperationContext, rows: readonly ReconciliationItemsTable[]): Promise<void> {
   try {
-    await ctx.db.insertInto('reconciliation_items').values(rows).execute();
+    await ctx.db.insertInto('reconciliation_items').values([...rows]).execute();
   } catch (err) {
     if (isUniqueViolation(err)) throw new ApiError('CONFLICT', ALREADY);
     throw err;
   }
+}
+
+const createReconciliation: OperationHandler = async (ctx, input) => {
+  const { lineIds, items } = readRequest(readBody(input.body));
+  const lines = await claimLines(ctx, lineIds);
+  const accountId = (lines[0] as Selectable<StatementLinesTable>).financial_account_id;
+  const resolved = await resolveItems(ctx, items, accountId);
+  assertBalanced(lines, resolved);
+  const id = randomUUID();
+  await insertClaimingLines(ctx, id, lineIds);
+  await insertItems(ctx, await buildItemRows(ctx, id, lines, resolved, accountId));
   await recordActivity(ctx, { operation: 'reconciliations.create', resource: 'reconciliations', recordId: id });
   return { outcome: 'created', body: await readReconciliation(ctx, id) };
 };

@@ -20,7 +20,7 @@ import { classifyPrepared, loadRules, prepareRules } from '../rules/statements/c
 import { OfxBoundExceeded, OfxParseFailure, prescanOfx, STATEMENT_FILE_BOUNDS, type OfxLine } from '../rules/statements/ofx.js';
 import { parseOfxOffThread } from '../rules/statements/ofx-thread.js';
 import type { OperationContext, OperationInput } from '../context.js';
-import { listRecords, readListSpec, type AnySelect, type ListDefinition } from '../list.js';
+import { listColumns, listRecords, readListSpec, type AnySelect, type ListDefinition } from '../list.js';
 import { formatCents } from '../money.js';
 import { suggestMatches } from '../rules/statements/suggestions.js';
 import type { FilterOperator } from '../../runtime/types.js';
@@ -67,12 +67,7 @@ function lineList(ctx: OperationContext, accountId: string): ListDefinition<'sta
   return {
     table: 'statement_lines',
     resourceLabel: 'Statement line',
-    columns: {
-      id: { column: 'id', kind: 'uuid' },
-      posted_on: { column: 'posted_on', kind: 'date' },
-      amount: { column: 'amount_cents', kind: 'money' },
-      type: { column: 'type', kind: 'string' },
-    },
+    columns: listColumns({ id: 'uuid', posted_on: 'date', amount: { column: 'amount_cents', kind: 'money' }, type: 'string' }),
     baseWhere: (qb: AnySelect) => qb.where('financial_account_id', '=', accountId),
     customFilters: {
       status: (qb: AnySelect, _operator: FilterOperator, value: unknown) => {

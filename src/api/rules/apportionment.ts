@@ -36,7 +36,7 @@ export function parsePercentage(value: unknown, path: string): number {
   return points;
 }
 
-export function formatBasisPoints(points: number): string {
+function formatBasisPoints(points: number): string {
   return `${Math.floor(points / 100)}.${String(points % 100).padStart(2, '0')}`;
 }
 

@@ -10,7 +10,7 @@ import { prepareQuery } from '../../store/prepared-query.js';
 import type { FilterOperator } from '../../runtime/types.js';
 import type { OperationContext } from '../context.js';
 import { notFound, validationError } from '../errors.js';
-import type { AnySelect, ListDefinition } from '../list.js';
+import { listColumns, type AnySelect, type ListDefinition } from '../list.js';
 import { formatCents, formatMoneyOrNull } from '../money.js';
 import { auditJson, findInWorkspace, requireWorkspace } from '../records.js';
 import { isUuid } from '../../runtime/values.js';
@@ -128,19 +128,11 @@ export function buildTitleListDefinition(ctx: OperationContext, vocabulary: Titl
   return {
     table: 'titles',
     resourceLabel: vocabulary.label,
-    columns: {
-      id: { column: 'id', kind: 'uuid' },
-      status: { column: 'status', kind: 'string' },
-      due_date: { column: 'due_date', kind: 'date' },
-      competence_date: { column: 'competence_date', kind: 'date' },
-      payment_date: { column: 'payment_date', kind: 'date' },
-      amount: { column: 'amount_cents', kind: 'money' },
-      person_id: { column: 'person_id', kind: 'uuid' },
-      category_id: { column: 'category_id', kind: 'uuid' },
-      financial_account_id: { column: 'financial_account_id', kind: 'uuid' },
-      document_number: { column: 'document_number', kind: 'string' },
-      created_at: { column: 'created_at', kind: 'timestamp' },
-    },
+    columns: listColumns({
+      id: 'uuid', status: 'string', due_date: 'date', competence_date: 'date', payment_date: 'date',
+      amount: { column: 'amount_cents', kind: 'money' }, person_id: 'uuid', category_id: 'uuid', financial_account_id: 'uuid',
+      document_number: 'string', created_at: 'timestamp',
+    }),
     baseWhere: (qb: AnySelect) => qb.where('kind', '=', vocabulary.kind),
     customFilters: {
       overdue: (qb: AnySelect, _operator: FilterOperator, value: unknown) => {

@@ -20,7 +20,7 @@ import { requireAccountReference, requireCategoryReference, requirePersonReferen
 import { buildSettlementHandlers, deleteSettlementTransaction, findTitleForUpdate } from './settlement.js';
 import { classifyNewTitle } from './statements/classify.js';
 import {
-  buildTitleListDefinition, readTitleJson, type TitleKind, type TitleVocabulary, PAYABLES, RECEIVABLES,
+  buildTitleListDefinition, readTitleJson, type TitleKind, type TitleVocabulary,
 } from './title-records.js';
 
 export { PAYABLES, RECEIVABLES, type TitleVocabulary } from './title-records.js';

@@ -10,7 +10,7 @@ import type { TransactionsTable } from '../../store/schema.js';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
-import { listRecords, readListSpec, type ListDefinition } from '../list.js';
+import { listColumns, listRecords, readListSpec, type ListDefinition } from '../list.js';
 import { formatCents, parseMoneyInput } from '../money.js';
 import { auditJson, findInWorkspace, lockRow, readBody, requireWorkspace } from '../records.js';
 import { assertBalancesWithinBound } from './account-balance.js';
@@ -23,7 +23,7 @@ type Direction = 'debit' | 'credit';
 
 const polarityOf = (type: Direction) => (type === 'debit' ? 'cost' : 'revenue') as 'cost' | 'revenue';
 
-export async function toTransactionJsonBatch(ctx: OperationContext, rows: readonly Selectable<TransactionsTable>[]): Promise<Record<string, unknown>[]> {
+async function toTransactionJsonBatch(ctx: OperationContext, rows: readonly Selectable<TransactionsTable>[]): Promise<Record<string, unknown>[]> {
   const allocations = await loadAllocations(ctx, 'transaction', rows.map((r) => r.id));
   return rows.map((row) => ({
     id: row.id, financial_account_id: row.financial_account_id, type: row.type, amount: formatCents(row.amount_cents),
@@ -42,17 +42,11 @@ function buildListDefinition(ctx: OperationContext): ListDefinition<'transaction
   return {
     table: 'transactions',
     resourceLabel: LABEL,
-    columns: {
-      id: { column: 'id', kind: 'uuid' },
-      financial_account_id: { column: 'financial_account_id', kind: 'uuid' },
-      type: { column: 'type', kind: 'string' },
-      occurred_at: { column: 'occurred_at', kind: 'date' },
-      amount: { column: 'amount_cents', kind: 'money' },
-      category_id: { column: 'category_id', kind: 'uuid' },
-      person_id: { column: 'person_id', kind: 'uuid' },
-      source: { column: 'source', kind: 'string' },
-      created_at: { column: 'created_at', kind: 'timestamp' },
-    },
+    columns: listColumns({
+      id: 'uuid', financial_account_id: 'uuid', type: 'string', occurred_at: 'date',
+      amount: { column: 'amount_cents', kind: 'money' }, category_id: 'uuid', person_id: 'uuid', source: 'string',
+      created_at: 'timestamp',
+    }),
     toJson: (rows) => toTransactionJsonBatch(ctx, rows),
   };
 }

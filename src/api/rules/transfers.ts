@@ -17,7 +17,7 @@ import { requireAccountReference } from './references.js';
 
 const LABEL = 'Transfer';
 
-export function toTransferJson(row: Selectable<TransfersTable>): Record<string, unknown> {
+function toTransferJson(row: Selectable<TransfersTable>): Record<string, unknown> {
   return {
     id: row.id, from_account_id: row.from_account_id, to_account_id: row.to_account_id, amount: formatCents(row.amount_cents),
     occurred_at: row.occurred_at, description: row.description, debit_transaction_id: row.debit_transaction_id,

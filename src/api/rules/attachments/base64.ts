@@ -13,7 +13,7 @@ export function maxEncodedLength(maxBytes: number): number {
   return Math.ceil(maxBytes / 3) * 4;
 }
 
-export function decodedLength(encoded: string): number {
+function decodedLength(encoded: string): number {
   const padding = encoded.endsWith('==') ? 2 : encoded.endsWith('=') ? 1 : 0;
   return (encoded.length / 4) * 3 - padding;
 }

@@ -7,7 +7,7 @@ import { ApiError } from '../../errors.js';
 export type AttachmentKind = 'pdf' | 'png' | 'jpeg' | 'xml' | 'ofx' | 'csv' | 'xlsx';
 
 /** Canonical content type of each kind, as stored and served. */
-export const CANONICAL_CONTENT_TYPES: Readonly<Record<AttachmentKind, string>> = {
+const CANONICAL_CONTENT_TYPES: Readonly<Record<AttachmentKind, string>> = {
   pdf: 'application/pdf',
   png: 'image/png',
   jpeg: 'image/jpeg',

@@ -67,11 +67,6 @@ function matches(rule: PreparedRule, item: Classifiable, description: string, co
   return true;
 }
 
-export function ruleMatches(rule: RuleRow, item: Classifiable): boolean {
-  const [prepared] = prepareRules([rule], rule.id);
-  return prepared !== undefined && matches(prepared, item, fold(item.description), fold(item.counterparty ?? ''));
-}
-
 /** The classification of the first matching prepared rule, or null. */
 export function classifyPrepared(rules: readonly PreparedRule[], item: Classifiable): Classification | null {
   if (rules.length === 0) return null;
