@@ -46,7 +46,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Builds the services, retrying while the database is unreachable, up to the configured wait. */
-export async function buildServicesWhenDatabaseIsUp(
+async function buildServicesWhenDatabaseIsUp(
   config: Config,
   logger: Logger,
   signal: AbortSignal,

@@ -14,7 +14,8 @@ import type { Caller } from '../identity/caller.js';
 export type { Caller, Channel, TokenType } from '../identity/caller.js';
 
 export interface ListQuery {
-  readonly limit: number;
+  /** Rows on the page; absent: the list's default (`ListSpec.pageSize`, from its contract). */
+  readonly limit?: number;
   readonly cursor?: string;
   /** e.g. `-due_date`; validated against the list's sort fields. */
   readonly sort?: string;

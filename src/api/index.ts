@@ -14,7 +14,6 @@ export { confirmationNotGiven, consumeConfirmation, type ConsumptionOutcome, typ
 export { CONFIRMATION_TTL_SECONDS, createNonce, openState, sealState, type ConfirmationClaims } from './confirmation/state.js';
 export { type ConfirmationTarget, type DescribeTarget } from './confirmation/target.js';
 export { createOperationService } from './execute.js';
-export { DEFAULT_LIMIT } from './list.js';
 export { parseMoneyInput, parseMoneyInputAllowZero } from './money.js';
 export { kindOfType } from './omitted.js';
 export { isUniqueViolation, readBody } from './records.js';

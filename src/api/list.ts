@@ -11,7 +11,7 @@
  */
 import { sql, type Kysely, type SelectQueryBuilder, type Selectable, type Expression, type SqlBool } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { FilterOperator, JsonSchema, ListSpec } from '../runtime/types.js';
+import type { FilterOperator, JsonSchema, ListSpec, PageSize } from '../runtime/types.js';
 import type { ListQuery, OperationContext } from './context.js';
 import { ApiError, validationError } from './errors.js';
 import { assertCursorFits, decodeCursor, encodeCursor } from './cursor.js';
@@ -53,8 +53,6 @@ export interface ListResult {
   readonly meta: { readonly next_cursor: string | null };
 }
 
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
 /** The most values one `in` filter may list: the one bound of REST and MCP alike (the MCP schema's maxItems). */
 export { MAX_IN_FILTER_VALUES as MAX_IN_VALUES } from '../runtime/tool-schema.js';
 const SORT_KEY = '__sort_key';
@@ -63,10 +61,11 @@ function badRequest(message: string): ApiError {
   return new ApiError('BAD_REQUEST', message);
 }
 
-function resolveLimit(limit: unknown): number {
-  if (limit === undefined) return DEFAULT_LIMIT;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw validationError([{ path: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` }]);
+/** The page's row count: `limit` within the list's declared page size, its default when absent. */
+export function resolveLimit(limit: unknown, pageSize: PageSize): number {
+  if (limit === undefined) return pageSize.default;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < pageSize.minimum || limit > pageSize.maximum) {
+    throw validationError([{ path: 'limit', message: `must be an integer from ${pageSize.minimum} to ${pageSize.maximum}` }]);
   }
   return limit;
 }
@@ -230,8 +229,8 @@ export async function listRecords<T extends keyof Database>(
 ): Promise<ListResult> {
   const workspaceId = ctx.workspaceId;
   if (!workspaceId) throw new Error('listRecords needs a workspace-scoped operation');
-  const q: ListQuery = query ?? { limit: DEFAULT_LIMIT, filters: {} };
-  const limit = resolveLimit(q.limit);
+  const q: ListQuery = query ?? { filters: {} };
+  const limit = resolveLimit(q.limit, spec.pageSize);
   const sortText = q.sort ?? spec.defaultSort;
   const sort = resolveSort(sortText, spec, def.columns);
   // `id` is always returned, so naming it is harmless.

@@ -50,7 +50,7 @@ type KeyStoreConfig = Pick<Config, 'dataDir' | 'databaseUrl'>;
 const RELOAD_COOLDOWN_MS = 5_000;
 const RELOAD_MAX_AGE_MS = 5 * 60_000;
 
-export function resolveKeyFile(dataDir: string): string | null {
+function resolveKeyFile(dataDir: string): string | null {
   return path.basename(dataDir) === ':memory:' ? null : path.join(dataDir, 'account-key.json');
 }
 
@@ -152,7 +152,7 @@ export async function loadDatabaseAccountKey(db: Kysely<Database>, dataDir: stri
 }
 
 /** Every key of the table (current and retired), public halves only; unreadable rows are left out. */
-export async function readDatabaseJwks(db: Kysely<Database>): Promise<JSONWebKeySet> {
+async function readDatabaseJwks(db: Kysely<Database>): Promise<JSONWebKeySet> {
   const rows = await db.selectFrom('account_keys').select('private_jwk').orderBy('created_at').orderBy('kid').execute();
   const keys: JWK[] = [];
   for (const row of rows) {

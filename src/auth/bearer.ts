@@ -34,7 +34,7 @@ function readFirst(value: string | string[] | undefined): string | undefined {
   return first === undefined || first === '' ? undefined : first;
 }
 
-export function readConnectionWorkspace(ctx: AppContext): string | undefined {
+function readConnectionWorkspace(ctx: AppContext): string | undefined {
   return readFirst(ctx.get('x-workspace-id') || undefined) ?? readFirst(ctx.query.workspace_id);
 }
 

@@ -19,7 +19,7 @@ export interface ChallengeUrls {
 }
 
 /** `Bearer resource_metadata="…", scope="…"[, error="…"]`. */
-export function formatChallenge(urls: ChallengeUrls, audience: Audience, error?: 'invalid_token' | 'invalid_request'): string {
+function formatChallenge(urls: ChallengeUrls, audience: Audience, error?: 'invalid_token' | 'invalid_request'): string {
   const parts = [`resource_metadata="${urls.resourceMetadata[audience]}"`, `scope="${READ_SCOPES.join(' ')}"`];
   if (error) parts.push(`error="${error}"`);
   return `Bearer ${parts.join(', ')}`;

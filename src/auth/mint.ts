@@ -23,7 +23,7 @@ export interface MintTokenOptions {
   readonly ttlSeconds?: number;
 }
 
-export const DEFAULT_SCOPE = 'finance.all';
+const DEFAULT_SCOPE = 'finance.all';
 export const DEFAULT_TTL_SECONDS = 3600;
 
 export class MintError extends Error {

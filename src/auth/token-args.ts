@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import { ALL_SCOPES, parseScopes } from '../identity/scopes.js';
 import { MintError, type MintTokenOptions } from './mint.js';
 
-export const USAGE = 'usage: npm run token -- --person <email> [--scope "<scopes>"] [--type personal|oauth] [--aud mcp|api] [--ttl 1h]';
+const USAGE = 'usage: npm run token -- --person <email> [--scope "<scopes>"] [--type personal|oauth] [--aud mcp|api] [--ttl 1h]';
 
 const KNOWN_SCOPES: ReadonlySet<string> = new Set(ALL_SCOPES);
 

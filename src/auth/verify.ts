@@ -22,7 +22,7 @@ import type { Clock } from '../runtime/clock.js';
 
 export const CLOCK_TOLERANCE_SECONDS = 30;
 /** Far above any real token (~1 KB) and below Node's 16 KB header limit. */
-export const MAX_TOKEN_LENGTH = 8 * 1024;
+const MAX_TOKEN_LENGTH = 8 * 1024;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const SUBJECT_TTL_MS = 5_000;
 

@@ -68,7 +68,7 @@ export function reserveBodyMemory(req: IncomingMessage, bytes: number): void {
 }
 
 /** The declared Content-Length, or null when the body is chunked (or the header is not a number). */
-export function declaredBodyLength(req: IncomingMessage): number | null {
+function declaredBodyLength(req: IncomingMessage): number | null {
   const declared = req.headers['content-length'];
   if (declared === undefined) return null;
   const length = Number(declared);

@@ -122,7 +122,7 @@ export function computeRetryMs(counts: WindowCounts, position: WindowPosition, w
   return Math.max(0, e - position.elapsedMs);
 }
 
-export function describeBudget(counts: WindowCounts, position: WindowPosition, windowMs: number, limit: number): BudgetDecision {
+function describeBudget(counts: WindowCounts, position: WindowPosition, windowMs: number, limit: number): BudgetDecision {
   const used = counts.prev * position.prevWeight + counts.cur;
   return {
     limit,

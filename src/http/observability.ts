@@ -36,7 +36,7 @@ export function resolveRequestId(header: string | string[] | undefined): string 
 }
 
 /** Status recorded (access line, `http_requests_total`) for a request whose client went away: nginx's "client closed request". */
-export const CLIENT_CLOSED_REQUEST = 499;
+const CLIENT_CLOSED_REQUEST = 499;
 
 /** Error codes of a connection or request stream that ended before the request did (`HPE_*`: the request was cut short). */
 const ABORT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
@@ -59,7 +59,7 @@ function readCode(err: object): string | undefined {
  * error looks like an abort, and this request's connection is really gone before the answer was
  * sent — a reset of the database's or Redis's connection while the client waits is a real failure.
  */
-export function isClientAbort(ctx: AppContext, err: unknown): boolean {
+function isClientAbort(ctx: AppContext, err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const code = readCode(err);
   const message = (err as { message?: unknown }).message;

@@ -24,7 +24,7 @@ export function hasRequestBody(ctx: AppContext): boolean {
   return ctx.get('transfer-encoding') !== '';
 }
 
-export function isJsonContentType(ctx: AppContext): boolean {
+function isJsonContentType(ctx: AppContext): boolean {
   const type = readMediaType(ctx.get('content-type'));
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }

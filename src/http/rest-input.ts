@@ -7,16 +7,15 @@
  */
 import type { RouterContext } from '@koa/router';
 import type { ListQuery, OperationInput } from '../api/index.js';
-import type { ListSpec, RouteDefinition } from '../runtime/types.js';
+import type { ListSpec, PageSize, RouteDefinition } from '../runtime/types.js';
 import { ApiError, validationError } from '../api/index.js';
-import { DEFAULT_LIMIT } from '../api/index.js';
 import { parseMultipartUpload, toUploadInput } from './multipart.js';
 import {
   hasRequestBody, isMultipartContentType, JSON_BODY_LIMIT_BYTES, JSON_UPLOAD_BODY_LIMIT_BYTES, readJsonBody,
 } from './rest-body.js';
 import type { AppContext, AppState } from './app-state.js';
 
-export const UPLOAD_MAX_FILE_BYTES = 10 * 1024 * 1024;
+const UPLOAD_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Query names the transport consumes itself (workspace hint, handled by auth). */
 const TRANSPORT_QUERY = new Set(['workspace_id']);
 const LIST_QUERY = new Set(['limit', 'cursor', 'sort', 'fields']);
@@ -29,9 +28,10 @@ function readSingle(name: string, value: string | string[] | undefined): string 
   return value;
 }
 
-function parseLimit(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_LIMIT;
-  if (!/^\d{1,4}$/.test(text)) throw validationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }]);
+/** `?limit=`: digits only (its range and its default are the list's page size, checked by the api layer). */
+function parseLimit(text: string | undefined, pageSize: PageSize): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(text)) throw validationError([{ path: 'limit', message: `must be an integer from ${pageSize.minimum} to ${pageSize.maximum}` }]);
   return Number(text);
 }
 
@@ -76,8 +76,9 @@ function buildQuery(ctx: AppContext, route: RouteDefinition): { query: Record<st
   const fieldsText = readSingle('fields', ctx.query['fields']);
   const cursor = readSingle('cursor', ctx.query['cursor']);
   const sort = readSingle('sort', ctx.query['sort']);
+  const limit = parseLimit(readSingle('limit', ctx.query['limit']), route.list.pageSize);
   const list: ListQuery = {
-    limit: parseLimit(readSingle('limit', ctx.query['limit'])),
+    ...(limit !== undefined ? { limit } : {}),
     ...(cursor !== undefined ? { cursor } : {}),
     ...(sort !== undefined && sort !== '' ? { sort } : {}),
     ...(fieldsText !== undefined ? { fields: fieldsText.split(',').map((f) => f.trim()).filter((f) => f !== '') } : {}),

@@ -48,7 +48,7 @@ export interface RestResponse {
 }
 
 /** Tells a client its request was answered from the stored response of its Idempotency-Key. */
-export const REPLAYED_HEADER = 'Idempotency-Replayed';
+const REPLAYED_HEADER = 'Idempotency-Replayed';
 
 function rateLimitHeaders(budget: BudgetDecision | undefined): Record<string, string> {
   if (!budget) return {};
@@ -125,7 +125,7 @@ function renderRateLimited(ctx: AppContext, err: ApiError): void {
   ctx.set('RateLimit-Remaining', '0');
 }
 
-export function renderError(ctx: AppContext, err: unknown): void {
+function renderError(ctx: AppContext, err: unknown): void {
   if (err instanceof ApiError) {
     if (err.code === 'RATE_LIMITED') renderRateLimited(ctx, err);
     if (err.code === 'SERVICE_UNAVAILABLE') ctx.set('Retry-After', String(err.details?.['retry_after_seconds'] ?? DATABASE_RETRY_AFTER_SECONDS));

@@ -4,7 +4,7 @@
  */
 
 /** Resources that have read/write scopes (`finance.<res>`, `finance.<res>.write`). */
-export const SCOPE_RESOURCES = [
+const SCOPE_RESOURCES = [
   'payables', 'receivables', 'transactions', 'accounts', 'categories', 'cost_centers', 'people',
   'companies', 'taxes', 'attachments', 'workspaces', 'activity', 'security',
   'cash_flow', 'reconciliations', 'rules',
@@ -38,7 +38,7 @@ export function isWriteScope(scope: string): boolean {
  * Seguridad settings decide what agents may do, so an "everything" token handed to an agent must
  * not let it unblock its own channel (docs/domain.md#resources: an agent must never unblock itself).
  */
-export const EXPLICIT_ONLY_RESOURCES: readonly (typeof SCOPE_RESOURCES)[number][] = ['security'];
+const EXPLICIT_ONLY_RESOURCES: readonly (typeof SCOPE_RESOURCES)[number][] = ['security'];
 
 const EXPLICIT_ONLY_SCOPES: ReadonlySet<string> = new Set(
   EXPLICIT_ONLY_RESOURCES.flatMap((r) => [`finance.${r}`, `finance.${r}.write`]),

@@ -23,7 +23,7 @@ export interface EraRequest {
   readonly params: Readonly<Record<string, unknown>> | undefined;
 }
 
-export function unsupportedVersion(requested: string): JsonRpcError {
+function unsupportedVersion(requested: string): JsonRpcError {
   return new JsonRpcError(UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', 400, {
     supported: [...SUPPORTED_VERSIONS],
     requested,

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PACKAGE_ROOT } from '../package-root.js';
 
 export const MODERN_VERSION = '2026-07-28';
-export const LEGACY_VERSIONS = ['2025-06-18', '2025-03-26'] as const;
+const LEGACY_VERSIONS = ['2025-06-18', '2025-03-26'] as const;
 export const SUPPORTED_VERSIONS: readonly string[] = [MODERN_VERSION, ...LEGACY_VERSIONS];
 /** The 2025-era version when the client sends no `MCP-Protocol-Version` (MCP 2025-06-18 §transports). */
 export const DEFAULT_LEGACY_VERSION = '2025-03-26';

@@ -31,8 +31,8 @@ export const DEFAULT_VIEW: ToolView = Object.freeze({ toolsets: null, readOnly: 
 /** The query string as Koa parses it (a repeated name gives an array). */
 export type QueryReader = Readonly<Record<string, string | string[] | undefined>>;
 
-export const VIEW_QUERY = { toolsets: 'toolsets', readOnly: 'read_only', schema: 'schema' } as const;
-export const VIEW_HEADERS = { toolsets: 'x-mcp-toolsets', readOnly: 'x-mcp-readonly', schema: 'x-mcp-schema' } as const;
+const VIEW_QUERY = { toolsets: 'toolsets', readOnly: 'read_only', schema: 'schema' } as const;
+const VIEW_HEADERS = { toolsets: 'x-mcp-toolsets', readOnly: 'x-mcp-readonly', schema: 'x-mcp-schema' } as const;
 
 const TRUE_VALUES = new Set(['true', '1']);
 const FALSE_VALUES = new Set(['false', '0']);

@@ -38,7 +38,7 @@ export async function findActiveOrganization(db: Kysely<Database>, personId: str
   return row?.organization_id ?? null;
 }
 
-export async function signIn(db: Kysely<Database>, email: string, password: string, demoEnabled: boolean): Promise<SignInResult> {
+async function signIn(db: Kysely<Database>, email: string, password: string, demoEnabled: boolean): Promise<SignInResult> {
   // Text no email holds (a NUL byte would fail the query on PostgreSQL) signs no one in.
   if (isUnsafeText(email)) return { ok: false };
   const person = await db.selectFrom('persons').select(['id', 'deleted_at'])

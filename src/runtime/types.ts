@@ -68,8 +68,18 @@ export type ConfirmationSpec =
   | { readonly template: string; readonly target: string }
   | { readonly describer: string };
 
+/** A list's page size, as its contract's `limit` parameter declares it (src/runtime/views.ts `readPageSize`). */
+export interface PageSize {
+  /** Rows on a page when the caller does not say `limit`. */
+  readonly default: number;
+  readonly minimum: number;
+  readonly maximum: number;
+}
+
 /** A list operation's query vocabulary (from its reusable list parameters). */
 export interface ListSpec {
+  /** What `limit` may be, and what it is when not given. */
+  readonly pageSize: PageSize;
   readonly sortFields: readonly string[];
   readonly defaultSort: string;
   /** filter name → allowed operators and the value schema. */

@@ -6,7 +6,7 @@
  */
 import { pointAtGetters, toToolOutput } from './output-schema.js';
 import { toSnakeCase, toToolView } from './tool-view.js';
-import type { ListDefinition, ListSpec, OperationDefinition, ResourceTemplateDefinition, RouteDefinition, ToolDefinition } from './types.js';
+import type { JsonSchema, ListDefinition, ListSpec, OperationDefinition, PageSize, ResourceTemplateDefinition, RouteDefinition, ToolDefinition } from './types.js';
 
 const RESOURCE_GET_PATH = /^\/v1\/([^/{}]+)\/\{id\}$/;
 
@@ -69,6 +69,20 @@ function toRouteView(definition: OperationDefinition): RouteDefinition {
   };
 }
 
+/**
+ * What a list's `limit` schema says of its page size. A document that does not bound it (a
+ * third-party contract; openapi/v1.yaml always does, test/codegen/bounded-inputs.test.ts holds
+ * it) gets pages of 1 to 100 rows, 25 by default, and a default above the maximum is the maximum.
+ */
+export function readPageSize(limit: JsonSchema | undefined): PageSize {
+  const integer = (value: unknown): number | undefined => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? value : undefined);
+  const minimum = integer(limit?.['minimum']) ?? 1;
+  const maximum = Math.max(minimum, integer(limit?.['maximum']) ?? 100);
+  const fallback = Math.min(Math.max(25, minimum), maximum);
+  const declared = integer(limit?.['default']);
+  return { default: declared === undefined ? fallback : Math.min(Math.max(declared, minimum), maximum), minimum, maximum };
+}
+
 /** docs/domain.md#lists: sort enum (leading `-` stripped), its default, fields enum, filters. */
 function toListSpec(list: ListDefinition): ListSpec {
   const sortEnum = (list.sort?.schema.enum as unknown[] | undefined) ?? [];
@@ -76,6 +90,7 @@ function toListSpec(list: ListDefinition): ListSpec {
   const filters: { [field: string]: ListSpec['filters'][string] } = {};
   for (const { name, operators, schema } of list.filters) filters[name] = { operators, schema };
   return {
+    pageSize: readPageSize(list.limit),
     sortFields: [...new Set(sortEnum.map((value) => String(value).replace(/^-/, '')))],
     defaultSort: typeof list.sort?.schema.default === 'string' ? list.sort.schema.default : '',
     filters,

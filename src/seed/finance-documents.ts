@@ -41,14 +41,14 @@ function computeCheckDigit(digits: readonly number[], weights: readonly number[]
   return remainder < 2 ? 0 : 11 - remainder;
 }
 
-export function completeCpf(base9: string): string {
+function completeCpf(base9: string): string {
   const digits = [...base9].map(Number);
   digits.push(computeCheckDigit(digits, [10, 9, 8, 7, 6, 5, 4, 3, 2]));
   digits.push(computeCheckDigit(digits, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]));
   return digits.join('');
 }
 
-export function completeCnpj(base12: string): string {
+function completeCnpj(base12: string): string {
   const digits = [...base12].map(Number);
   digits.push(computeCheckDigit(digits, [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]));
   digits.push(computeCheckDigit(digits, [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]));

@@ -49,7 +49,7 @@ const ofxAmount = (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.a
 const escape = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 /** An OFX 1.02 (SGML) bank statement, as Brazilian banks export it. */
-export function renderOfx(account: StatementAccount, from: string, to: string, lines: readonly DemoLine[]): string {
+function renderOfx(account: StatementAccount, from: string, to: string, lines: readonly DemoLine[]): string {
   const transactions = lines.map((l) => [
     '<STMTTRN>', `<TRNTYPE>${l.signedCents < 0 ? 'DEBIT' : 'CREDIT'}`, `<DTPOSTED>${ofxDate(l.on)}`, `<TRNAMT>${ofxAmount(l.signedCents)}`,
     `<FITID>${l.fitid}`, `<NAME>${escape(l.name)}`, `<MEMO>${escape(l.memo)}`, '</STMTTRN>',

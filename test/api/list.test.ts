@@ -13,6 +13,7 @@ const M = DEMO.workspaces.matriz;
 const MONEY = { type: ['string', 'number'], pattern: '^\\d{1,12}(\\.\\d{1,2})?$', exclusiveMinimum: 0 };
 
 const SPEC: ListSpec = {
+  pageSize: { default: 25, minimum: 1, maximum: 100 },
   sortFields: ['due_date', 'amount', 'payment_date'],
   defaultSort: 'due_date',
   filters: {

@@ -87,7 +87,7 @@ describe(`regression: a cursor value must fit the sort column's kind (${process.
   }
 
   it('a uuid-kind sort refuses a value that is no uuid and accepts a uuid', async () => {
-    const spec: ListSpec = { sortFields: ['id'], defaultSort: 'id', filters: {}, fields: [] };
+    const spec: ListSpec = { pageSize: { default: 25, minimum: 1, maximum: 100 }, sortFields: ['id'], defaultSort: 'id', filters: {}, fields: [] };
     const def: ListDefinition<'titles'> = {
       table: 'titles', resourceLabel: 'Payable', columns: { id: { column: 'id', kind: 'uuid' } }, toJson: (rows) => rows.map((r) => ({ id: r.id })),
     };

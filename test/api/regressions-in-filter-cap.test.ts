@@ -72,7 +72,7 @@ describe('regression: `in` filters are capped at 100 values before any filter ru
     let calls = 0;
     let tagged: CustomFilter = (qb) => { calls += 1; return qb; };
     const spec: ListSpec = {
-      sortFields: ['due_date'], defaultSort: 'due_date', fields: [],
+      pageSize: { default: 25, minimum: 1, maximum: 100 }, sortFields: ['due_date'], defaultSort: 'due_date', fields: [],
       filters: {
         tagged: { operators: ['eq', 'in'], schema: { type: 'string' } },
         status: { operators: ['in'], schema: { type: 'string' } },

@@ -15,7 +15,7 @@ import { clockDate, systemClock, type Clock } from '../../runtime/clock.js';
 
 export const CONFIRMATION_KEY_FILE = 'confirmation-key';
 /** Its row in `shared_secrets`. */
-export const CONFIRMATION_KEY_SECRET = 'confirmation-key';
+const CONFIRMATION_KEY_SECRET = 'confirmation-key';
 const KEY_BYTES = 32;
 
 function decodeKey(text: string, source: string): Uint8Array {

@@ -21,7 +21,7 @@ export interface NonceUse {
 /** Kept after expiry for clock skew between replicas; an expired state is refused before its nonce is read. */
 const PURGE_MARGIN_MS = 60 * 60 * 1000;
 
-export function replayedError(): ApiError {
+function replayedError(): ApiError {
   return new ApiError('confirmation_replayed', 'This confirmation was already used; nothing was changed. Call the tool again to be asked anew.');
 }
 

@@ -6,7 +6,7 @@
 import type { OperationHandler } from '../context.js';
 import { ApiError } from '../errors.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { DEFAULT_LIMIT, readListSpec } from '../list.js';
+import { readListSpec, resolveLimit } from '../list.js';
 import { defineOperations } from '../define-operations.js';
 
 interface WorkspaceJson { id: string; name: string; organization_id: string }
@@ -20,7 +20,7 @@ function compareBy(descending: boolean) {
 
 const listWorkspaces: OperationHandler = async (ctx, input) => {
   const spec = readListSpec(ctx);
-  const query = input.list ?? { limit: DEFAULT_LIMIT, filters: {} };
+  const query = input.list ?? { filters: {} };
   if (Object.keys(query.filters ?? {}).length > 0) throw new ApiError('BAD_REQUEST', 'Unknown filter.');
   for (const field of query.fields ?? []) if (field !== 'id' && !spec.fields.includes(field)) throw new ApiError('BAD_REQUEST', 'Unknown field in fields.');
   const sort = query.sort ?? spec.defaultSort;
@@ -38,7 +38,7 @@ const listWorkspaces: OperationHandler = async (ctx, input) => {
     const after = { key: String(position.value), id: position.id };
     page = page.filter((w) => compare(w, after) > 0);
   }
-  const limit = query.limit ?? DEFAULT_LIMIT;
+  const limit = resolveLimit(query.limit, spec.pageSize);
   const last = page.length > limit ? page[limit - 1] : undefined;
   const data = page.slice(0, limit).map(({ row }) => {
     if (!query.fields) return row;

@@ -16,12 +16,12 @@ export interface CompletionProvider {
   complete(ctx: MethodContext): Promise<{ values: readonly string[]; total?: number; hasMore?: boolean }>;
 }
 
-export const emptyPromptProvider: PromptProvider = {
+const emptyPromptProvider: PromptProvider = {
   listPrompts: async () => [],
   getPrompt: async () => null,
 };
 
-export const emptyCompletionProvider: CompletionProvider = {
+const emptyCompletionProvider: CompletionProvider = {
   complete: async () => ({ values: [], total: 0, hasMore: false }),
 };
 

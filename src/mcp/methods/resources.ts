@@ -13,7 +13,7 @@ export interface ResourceProvider {
   readResource(ctx: MethodContext, uri: string): Promise<readonly Record<string, unknown>[] | null>;
 }
 
-export const emptyResourceProvider: ResourceProvider = {
+const emptyResourceProvider: ResourceProvider = {
   listResources: async () => [],
   listResourceTemplates: async () => [],
   readResource: async () => null,

@@ -5,9 +5,10 @@
  * as a tool result (result.ts) → the call's log line and metrics (call-log.ts).
  */
 import type { Logger } from 'pino';
-import { DEFAULT_LIMIT, confirmationUnavailable, type ApiError, type Caller, type OperationService } from '../../api/index.js';
+import { confirmationUnavailable, type ApiError, type Caller, type OperationService } from '../../api/index.js';
 import type { Metrics } from '../../http/metrics.js';
-import type { ToolDefinition } from '../../runtime/types.js';
+import type { JsonSchema, ToolDefinition } from '../../runtime/types.js';
+import { readPageSize } from '../../runtime/views.js';
 import { isPlainObject } from '../../runtime/values.js';
 import { databaseFailureKind, databaseOutageReason, isDatabaseUnavailable } from '../../store/db-unavailable.js';
 import { INVALID_PARAMS, JsonRpcError } from '../json-rpc.js';
@@ -60,12 +61,19 @@ interface Call {
   readonly record: (status: string, workspaceId: string | null) => void;
 }
 
+/** The `limit` argument's schema of a list tool (its contract's page size). */
+function listLimitSchema(tool: ToolDefinition): JsonSchema | undefined {
+  const properties = tool.argumentSchema['properties'];
+  const limit = isPlainObject(properties) ? properties['limit'] : undefined;
+  return isPlainObject(limit) ? limit : undefined;
+}
+
 /** A list page with fewer rows than asked for and a next cursor was cut to fit (a last page has no cursor). */
 function readPageCut(tool: ToolDefinition, args: Args, body: unknown): PageCut | undefined {
   if (!isListTool(tool) || !isPlainObject(body) || !Array.isArray(body['data'])) return undefined;
   const meta = body['meta'];
   if (!isPlainObject(meta) || typeof meta['next_cursor'] !== 'string') return undefined;
-  const requested = typeof args['limit'] === 'number' ? args['limit'] : DEFAULT_LIMIT;
+  const requested = typeof args['limit'] === 'number' ? args['limit'] : readPageSize(listLimitSchema(tool)).default;
   const returned = body['data'].length;
   return returned < requested ? { returned, requested } : undefined;
 }

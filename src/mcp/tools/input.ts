@@ -2,10 +2,11 @@
  * Tool arguments → the transport-neutral `OperationInput`, driven only by the generated
  * `ToolDefinition.args` table (renamed arguments included: the table says where each goes). Owns
  * the MCP list vocabulary (`sort_by`; `filters` lists as `in`, plain values as `eq`); a list tool
- * called without `limit` gets the API's `DEFAULT_LIMIT` (the REST default too). Validation of the
+ * called without `limit` leaves it out, so the list's declared default applies (`ListSpec.pageSize`,
+ * the REST default too). Validation of the
  * arguments and every authorization check are left to others.
  */
-import { DEFAULT_LIMIT, type ListQuery, type OperationInput } from '../../api/index.js';
+import type { ListQuery, OperationInput } from '../../api/index.js';
 import { readFilterForms, type FilterForm } from '../../runtime/tool-schema.js';
 import type { ArgumentTarget, FilterOperator, ToolDefinition } from '../../runtime/types.js';
 import { isPlainObject } from '../../runtime/values.js';
@@ -67,7 +68,7 @@ const VALUE_FORM: FilterForm = { form: 'value' };
 
 /** The list query as the arguments build it (ListQuery's fields, writable while building). */
 interface ListDraft {
-  limit: number;
+  limit?: number;
   cursor?: string;
   sort?: string;
   fields?: readonly string[];
@@ -108,8 +109,8 @@ function placeArgument(draft: InputDraft, target: ArgumentTarget, value: unknown
       return;
     case 'list':
       draft.list = target.name === 'filters'
-        ? { ...(draft.list ?? { limit: DEFAULT_LIMIT }), filters: normalizeFilters(readToolFilterForms(tool, name), value) }
-        : applyListArgument(draft.list ?? { limit: DEFAULT_LIMIT, filters: {} }, target.name, value);
+        ? { ...draft.list, filters: normalizeFilters(readToolFilterForms(tool, name), value) }
+        : applyListArgument(draft.list ?? { filters: {} }, target.name, value);
   }
 }
 
@@ -119,7 +120,7 @@ export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<strin
     path: {},
     query: {},
     body: hasBodyArguments(tool) ? {} : undefined,
-    list: isListTool(tool) ? { limit: DEFAULT_LIMIT, filters: {} } : undefined,
+    list: isListTool(tool) ? { filters: {} } : undefined,
     workspaceArgument: undefined,
     idempotencyKey: undefined,
   };

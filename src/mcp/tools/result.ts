@@ -20,11 +20,11 @@ export interface ToolResult {
 }
 
 /** `_meta` key of a result answered from the stored response of its Idempotency-Key (REST: `Idempotency-Replayed`). */
-export const REPLAYED_META = 'app.kobana.finance/idempotency-replayed';
+const REPLAYED_META = 'app.kobana.finance/idempotency-replayed';
 /** `_meta` key of a list page cut to fit the result size cap: `{returned, requested}` rows. */
 export const PAGE_CUT_META = 'app.kobana.finance/page-cut';
 
-export const REPLAYED_NOTE = 'Replayed: this is the stored result of an earlier call with the same idempotency_key and arguments; nothing ran again.';
+const REPLAYED_NOTE = 'Replayed: this is the stored result of an earlier call with the same idempotency_key and arguments; nothing ran again.';
 
 /** How a list page was cut to fit (the list engine cuts it; `readPageCut` in call.ts notices). */
 export interface PageCut {
@@ -52,7 +52,7 @@ function describeFile(file: FileOutput): Record<string, unknown> {
 }
 
 /** What the operation answered, as the tool's payload (file metadata for a file; undefined for nothing). */
-export function toolPayload(output: OperationOutput): unknown {
+function toolPayload(output: OperationOutput): unknown {
   return output.file ? describeFile(output.file) : output.body;
 }
 

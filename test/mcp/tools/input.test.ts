@@ -38,7 +38,7 @@ describe('buildToolInput()', function () {
   });
 
   const cases: { given: [ToolDefinition, Record<string, unknown>]; want: unknown }[] = [
-    { given: [list, {}], want: { input: { path: {}, query: {}, list: { limit: 25, filters: {} } }, workspaceArgument: undefined } },
+    { given: [list, {}] /* no `limit`: the list's declared default applies in the api layer */, want: { input: { path: {}, query: {}, list: { filters: {} } }, workspaceArgument: undefined } },
     {
       given: [list, { workspace_id: 'w', limit: 7, cursor: 'c', sort_by: '-due_date', fields: ['amount'], filters: { status: 'pending', due_date: { gte: '2026-01-01' } } }],
       want: { input: { path: {}, query: {}, list: { limit: 7, cursor: 'c', sort: '-due_date', fields: ['amount'], filters: { status: { eq: 'pending' }, due_date: { gte: '2026-01-01' } } } }, workspaceArgument: 'w' },
@@ -57,7 +57,7 @@ describe('buildToolInput()', function () {
       // Filter forms (src/runtime/tool-schema.ts): a list is `in`; a plain value, `{eq}` and `{in}` keep their meaning.
       given: [filtered, { filters: { status: ['pending', 'paid'], person_id: 'p1', category_id: { in: ['c1'] }, due_date: { gte: '2026-01-01' }, amount: '10.00' } }],
       want: {
-        input: { path: {}, query: {}, list: { limit: 25, filters: {
+        input: { path: {}, query: {}, list: { filters: {
           status: { in: ['pending', 'paid'] }, person_id: { eq: 'p1' }, category_id: { in: ['c1'] }, due_date: { gte: '2026-01-01' }, amount: { eq: '10.00' },
         } } },
         workspaceArgument: undefined,

@@ -14,7 +14,7 @@ import { operation as createRule } from '../../../../generated/operations/classi
 const declaredCap = createRule.bounds?.maxPerWorkspace;
 if (declaredCap === undefined || declaredCap === null) throw new Error('classification_rules.create declares no x-kobana-bounds.max_per_workspace');
 /** Rules a workspace may hold: the contract's bound on classification_rules.create. */
-export const MAX_RULES_PER_WORKSPACE: number = declaredCap;
+const MAX_RULES_PER_WORKSPACE: number = declaredCap;
 
 export type RuleRow = Selectable<ClassificationRulesTable>;
 

@@ -19,7 +19,7 @@ import { dayNumber, FIRST_DAY, LAST_DAY, toDate } from '../../dates.js';
 const WINDOW_DAYS = 7;
 const MAX_SUGGESTIONS = 3;
 /** Rows of each kind a page of lines weighs at most. */
-export const MAX_CANDIDATES = 2_000;
+const MAX_CANDIDATES = 2_000;
 const TITLE_KINDS = ['payable', 'receivable'] as const;
 
 export interface Suggestion {

@@ -22,7 +22,7 @@ import { clockDate, systemClock, type Clock } from '../../../runtime/clock.js';
 import { isPlainObject } from '../../../runtime/values.js';
 
 /** MCP: at most 100 values per completion result. */
-export const MAX_VALUES = 100;
+const MAX_VALUES = 100;
 const DAY_SUGGESTIONS = ['7', '15', '30', '60', '90'];
 
 export interface Completion {
@@ -42,7 +42,7 @@ function createInvalidParams(message: string): JsonRpcError {
   return new JsonRpcError(INVALID_PARAMS, message);
 }
 
-export function readCompleteRequest(params: Readonly<Record<string, unknown>>): CompleteRequest {
+function readCompleteRequest(params: Readonly<Record<string, unknown>>): CompleteRequest {
   const ref = params['ref'];
   const argument = params['argument'];
   if (!isPlainObject(ref) || !isPlainObject(argument)) throw createInvalidParams('completion/complete needs ref and argument.');

@@ -17,7 +17,7 @@ interface RecordSource {
 }
 
 /** Template resource (`kobana://finance/<resource>/{id}`) → where its records live. */
-export const RECORD_SOURCES: Readonly<Record<string, RecordSource>> = {
+const RECORD_SOURCES: Readonly<Record<string, RecordSource>> = {
   accounts: { table: 'accounts', labels: ['name'] },
   attachments: { table: 'attachments', labels: ['file_name', 'title'] },
   categories: { table: 'categories', labels: ['name'] },

@@ -4,8 +4,8 @@
  * is known to the server, so "today" is the UTC date.
  */
 
-export const MONTH_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])$/;
-export const WEEK_PATTERN = /^(\d{4})-W(0[1-9]|[1-4]\d|5[0-3])$/;
+const MONTH_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])$/;
+const WEEK_PATTERN = /^(\d{4})-W(0[1-9]|[1-4]\d|5[0-3])$/;
 export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 
 const DAY_MS = 86_400_000;
@@ -32,7 +32,7 @@ export function readMonthRange(month: string): { first: string; last: string } |
   return { first: formatDate(new Date(Date.UTC(year, index, 1))), last: formatDate(new Date(Date.UTC(year, index + 1, 0))) };
 }
 
-export function formatMonth(date: Date): string {
+function formatMonth(date: Date): string {
   return date.toISOString().slice(0, 7);
 }
 

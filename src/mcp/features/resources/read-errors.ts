@@ -8,7 +8,7 @@ import { ApiError } from '../../../api/index.js';
 import { INVALID_PARAMS, JsonRpcError } from '../../json-rpc.js';
 
 /** Implementation-defined JSON-RPC server error (range -32000..-32099) for a spent API budget. */
-export const RATE_LIMITED_ERROR = -32000;
+const RATE_LIMITED_ERROR = -32000;
 
 /**
  * Codes that mean "no such resource for you": a missing record, a record of a workspace the
