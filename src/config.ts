@@ -1,7 +1,8 @@
 /**
  * Typed configuration. `loadConfig(env)` turns environment variables into a validated `Config`
  * with defaults that work embedded; an invalid value fails start-up with an error naming the
- * variable. Only `main.ts` passes `process.env` in; tests build configs directly.
+ * variable. Only the two entry points, `main.ts` and `auth/token-cli.ts`, pass `process.env` in;
+ * tests build configs directly.
  */
 import path from 'node:path';
 

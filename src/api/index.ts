@@ -2,10 +2,10 @@
  * The one face of src/api: the only module of the api layer that other layers import
  * (.dependency-cruiser.cjs, rule `api-one-face`). What is not named here is private to src/api.
  */
-export { findOmittedKinds, findReachableWorkspace, listReachableWorkspaces, mayRead, resolveWorkspace, workspaceAccessDenied } from './authorize.js';
+export { findReachableWorkspace, listReachableWorkspaces, resolveWorkspace, workspaceAccessDenied } from './authorize.js';
 export { type Caller, type FileOutput, type ListQuery, type OperationHandler, type OperationInput, type OperationOutput } from './context.js';
 export { sanitizeDisplayText } from './display-text.js';
-export { ApiError, notFound, serviceUnavailable, validationError, type ApiErrorCode, type ServiceUnavailableReason, type ValidationIssue } from './errors.js';
+export { ApiError, serviceUnavailable, validationError, type ApiErrorCode, type ServiceUnavailableReason, type ValidationIssue } from './errors.js';
 export { digestArguments } from './confirmation/canonical-args.js';
 export { createConfirmationDescribers, type ConfirmationDescribers, type DescriberSources } from './confirmation/describe.js';
 export { loadConfirmationKey } from './confirmation/key.js';
@@ -14,14 +14,9 @@ export { confirmationNotGiven, consumeConfirmation, type ConsumptionOutcome, typ
 export { CONFIRMATION_TTL_SECONDS, createNonce, openState, sealState, type ConfirmationClaims } from './confirmation/state.js';
 export { type ConfirmationTarget, type DescribeTarget } from './confirmation/target.js';
 export { createOperationService } from './execute.js';
-export { parseMoneyInput, parseMoneyInputAllowZero } from './money.js';
-export { kindOfType } from './omitted.js';
-export { isUniqueViolation, readBody } from './records.js';
 export { computeShares } from './rules/apportionment.js';
-export { requireAccountReference } from './rules/references.js';
 export { classify, type RuleRow } from './rules/statements/classify.js';
 export { STATEMENT_FILE_BOUNDS, parseOfxStatement } from './rules/statements/ofx.js';
-export { describeTitleForConfirmation, type TitleConfirmationSummary } from './rules/titles.js';
 export { claimConfirmationIssuer, type ApiBudget, type AuthorizeRequest, type BudgetDecision, type ConfirmationProof, type ExecuteDone, type OperationService, type PreparedCall, type WorkspaceHint } from './service.js';
 export type { ExecuteRequest, ExecuteResult } from './service.js';
 export { isUnsafeText } from './unsafe-text.js';

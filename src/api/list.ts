@@ -53,8 +53,6 @@ export interface ListResult {
   readonly meta: { readonly next_cursor: string | null };
 }
 
-/** The most values one `in` filter may list: the one bound of REST and MCP alike (the MCP schema's maxItems). */
-export { MAX_IN_FILTER_VALUES as MAX_IN_VALUES } from '../runtime/tool-schema.js';
 const SORT_KEY = '__sort_key';
 
 function badRequest(message: string): ApiError {

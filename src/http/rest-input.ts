@@ -28,10 +28,14 @@ function readSingle(name: string, value: string | string[] | undefined): string 
   return value;
 }
 
-/** `?limit=`: digits only (its range and its default are the list's page size, checked by the api layer). */
+/**
+ * `?limit=`: digits only, at most four or as many as the maximum has (its range and its default
+ * are the list's page size, checked by the api layer).
+ */
 function parseLimit(text: string | undefined, pageSize: PageSize): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(text)) throw validationError([{ path: 'limit', message: `must be an integer from ${pageSize.minimum} to ${pageSize.maximum}` }]);
+  const digits = Math.max(4, String(pageSize.maximum).length);
+  if (text.length > digits || !/^\d+$/.test(text)) throw validationError([{ path: 'limit', message: `must be an integer from ${pageSize.minimum} to ${pageSize.maximum}` }]);
   return Number(text);
 }
 

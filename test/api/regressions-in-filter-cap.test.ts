@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Caller, ListQuery } from '../../src/api/context.js';
 import { ApiError } from '../../src/api/errors.js';
-import { listRecords, MAX_IN_VALUES, type AnySelect, type CustomFilter, type ListDefinition } from '../../src/api/list.js';
+import { listRecords, type AnySelect, type CustomFilter, type ListDefinition } from '../../src/api/list.js';
 import type { ListAwareContext } from '../../src/api/list.js';
 import { handlers } from '../../generated/handlers.gen.js';
 import { routes, tools } from '../../generated/registry.gen.js';
@@ -86,10 +86,10 @@ describe('regression: `in` filters are capped at 100 values before any filter ru
     };
     const c = ctx();
     // The custom filter comes first in the query; the oversized list comes after it.
-    const over = await codeOf(() => listRecords(c, { limit: 5, filters: { tagged: { eq: 'x' }, status: { in: uuids(MAX_IN_VALUES + 1) } } }, spec, def));
+    const over = await codeOf(() => listRecords(c, { limit: 5, filters: { tagged: { eq: 'x' }, status: { in: uuids(MAX_IN_FILTER_VALUES + 1) } } }, spec, def));
     expect(over.code).to.equal('VALIDATION_ERROR');
     expect(calls).to.equal(0);
-    const customOver = await codeOf(() => listRecords(c, { limit: 5, filters: { tagged: { in: uuids(MAX_IN_VALUES + 1) } } }, spec, def));
+    const customOver = await codeOf(() => listRecords(c, { limit: 5, filters: { tagged: { in: uuids(MAX_IN_FILTER_VALUES + 1) } } }, spec, def));
     expect(customOver.code).to.equal('VALIDATION_ERROR');
     expect(calls).to.equal(0);
     // A comma-separated text value is counted the same way and reaches the custom filter as a list.
@@ -101,7 +101,6 @@ describe('regression: `in` filters are capped at 100 values before any filter ru
   });
 
   it('the tool view emits maxItems 100 (the runtime cap) for `in` lists in the MCP filters schema', () => {
-    expect(MAX_IN_FILTER_VALUES).to.equal(MAX_IN_VALUES);
     // An eq/in filter is shown as the list of values (src/runtime/tool-schema.ts); the argument schema keeps the cap.
     const planned = planFilterSchema({ name: 'parent_id', description: null, schema: { type: 'string', format: 'uuid' }, operators: ['eq', 'in'] });
     expect(planned).to.deep.equal({ type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: 100 });
@@ -112,7 +111,7 @@ describe('regression: `in` filters are capped at 100 values before any filter ru
         const inList = filter['type'] === 'array' ? filter : (filter['properties'] as Record<string, Record<string, unknown>> | undefined)?.['in'];
         if (!inList) continue;
         seen += 1;
-        expect(inList['maxItems']).to.equal(MAX_IN_VALUES);
+        expect(inList['maxItems']).to.equal(MAX_IN_FILTER_VALUES);
       }
     }
     expect(seen).to.be.greaterThan(10);

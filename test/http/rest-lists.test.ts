@@ -105,4 +105,19 @@ describe('GET /v1/<resource> lists', () => {
     const res = await api.call('GET', `/v1/cost_centers?limit=1&sort=-name&cursor=${first.body.meta.next_cursor}`, { workspace: F });
     expect(res.body.error.code).to.equal('VALIDATION_ERROR');
   });
+  it('reads the page size from the contract: limit 1–100, in every list, /v1/workspaces included', async () => {
+    // openapi/v1.yaml `Limit`: "Page size, 1–100 (default 25). Out of range → `VALIDATION_ERROR`."
+    for (const path of ['/v1/cost_centers', '/v1/workspaces']) {
+      for (const limit of ['0', '101', '00101', '-1', '1e2', '12345']) {
+        const res = await api.call('GET', `${path}?limit=${limit}`, { workspace: F });
+        expect(res.status, `${path}?limit=${limit}`).to.equal(400);
+        expect(res.body.error.code).to.equal('VALIDATION_ERROR');
+        expect(res.body.error.details.issues).to.deep.equal([{ path: 'limit', message: 'must be an integer from 1 to 100' }]);
+      }
+      for (const limit of ['1', '100', '0025']) {
+        const res = await api.call('GET', `${path}?limit=${limit}`, { workspace: F });
+        expect(res.status, `${path}?limit=${limit}`).to.equal(200);
+      }
+    }
+  });
 });

@@ -98,7 +98,7 @@ function findTool(deps: ToolCallDeps, ctx: ToolCallContext, startedAt: number): 
 function answerConfirmedFailure(call: Call, cause: unknown): ToolCallOutcome {
   if (!isDatabaseUnavailable(cause)) call.ctx.log.error({ err: cause, tool: call.tool.name }, 'mcp: confirmed call failed inside its transaction');
   call.deps.metrics?.confirmations?.inc({ outcome: 'unavailable' });
-  return { kind: 'error', error: confirmationUnavailable(cause), workspaceId: null, confirmed: true };
+  return { kind: 'confirmed_error', error: confirmationUnavailable(cause), workspaceId: null };
 }
 
 /** A confirmed call answered confirmation_unavailable because of an outage (a full disk included): its kind only, as every outage answer logs. */
@@ -116,11 +116,19 @@ function render(call: Call, outcome: ToolCallOutcome): Record<string, unknown> {
       return { ...renderOutput(tool, outcome.output, { replayed: outcome.replayed, structured, pageCut: readPageCut(tool, call.args, outcome.output.body) }) };
     case 'confirmed_call_failed':
       return render(call, answerConfirmedFailure(call, outcome.cause));
-    case 'error':
+    case 'confirmed_error':
       // A confirmed call's own failure above, or the nonce store's answer when its insert failed (a full disk's first write).
-      if (outcome.confirmed) logConfirmedOutage(call, outcome.error);
+      logConfirmedOutage(call, outcome.error);
       call.record(outcome.error.code, outcome.workspaceId);
       return { ...renderApiError(outcome.error, { structured }) };
+    case 'error':
+      call.record(outcome.error.code, outcome.workspaceId);
+      return { ...renderApiError(outcome.error, { structured }) };
+    case 'protocol_error':
+      // A -32602 of the request (a `requestState` not issued for this call), logged as the other
+      // invalid params are; the /mcp failure funnel (src/mcp/failure.ts) answers its JSON-RPC error.
+      call.record('invalid_params', null);
+      throw outcome.error;
     case 'input_required':
       call.record('input_required', outcome.workspaceId);
       return { ...outcome.result };

@@ -4,11 +4,12 @@
  * scope → permission → workspace → arguments → Seguridad → budget → confirmation → endpoint.
  * Knows nothing of JSON-RPC framing or eras: the confirmation's two steps (verify a resend, ask
  * when `execute` answers `needs_confirmation`) answer values, and the call answers a
- * `ToolCallOutcome`. A protocol refusal (-32602, a foreign `requestState`) is thrown as the
- * JsonRpcError it is; anything unexpected propagates (→ -32603 or 503).
+ * `ToolCallOutcome` — a value for every decision, a protocol refusal (-32602, a foreign
+ * `requestState`) included; only the unexpected propagates (→ -32603 or 503).
  */
 import { ApiError, type Caller, type ConfirmationProof, type ExecuteRequest, type ExecuteResult, type OperationOutput, type OperationService, type PreparedCall } from '../../api/index.js';
 import type { ToolDefinition } from '../../runtime/types.js';
+import type { JsonRpcError } from '../json-rpc.js';
 import type { ArgumentValidator } from './arguments.js';
 import { isRefusal, type ConfirmationRequest, type DestructiveCallConfirmation, type Refusal, type Verdict } from './confirmation/types.js';
 import { buildToolInput } from './input.js';
@@ -29,10 +30,16 @@ export interface ToolCallRequest {
 
 export type ToolCallOutcome =
   | { readonly kind: 'done'; readonly output: OperationOutput; readonly replayed: boolean; readonly workspaceId: string | null }
-  | { readonly kind: 'error'; readonly error: ApiError; readonly workspaceId: string | null; readonly confirmed: boolean }
-  | { readonly kind: 'input_required'; readonly result: Readonly<Record<string, unknown>>; readonly workspaceId: string | null }
+  /** Refused by a check or answered by the operation's error; no confirmation was accepted. */
+  | { readonly kind: 'error'; readonly error: ApiError; readonly workspaceId: string | null }
+  /** A confirmed call answered by an ApiError: the operation's own, or the nonce store's `confirmation_unavailable`. */
+  | { readonly kind: 'confirmed_error'; readonly error: ApiError; readonly workspaceId: string | null }
   /** A confirmed call whose transaction failed for a reason that is not the operation's own (store down, commit failed). */
-  | { readonly kind: 'confirmed_call_failed'; readonly cause: unknown };
+  | { readonly kind: 'confirmed_call_failed'; readonly cause: unknown }
+  /** The person is asked: the `input_required` result. */
+  | { readonly kind: 'input_required'; readonly result: Readonly<Record<string, unknown>>; readonly workspaceId: string | null }
+  /** A JSON-RPC fault of the request itself (-32602: a `requestState` not issued for this call). */
+  | { readonly kind: 'protocol_error'; readonly error: JsonRpcError };
 
 export interface RunDeps {
   readonly operations: OperationService;
@@ -87,8 +94,7 @@ function buildExecuteRequest(request: ToolCallRequest, trace: CallTrace): Execut
 
 /** The refusal answers the call: an ApiError as the tool's error result, a protocol fault as the JSON-RPC error it is. */
 function refuse(refusal: Refusal, workspaceId: string | null): ToolCallOutcome {
-  if (refusal instanceof ApiError) return { kind: 'error', error: refusal, workspaceId, confirmed: false };
-  throw refusal;
+  return refusal instanceof ApiError ? { kind: 'error', error: refusal, workspaceId } : { kind: 'protocol_error', error: refusal };
 }
 
 /** Every check passed and nothing ran: the verdict's refusal answers, or the person is asked. */
@@ -112,7 +118,7 @@ export async function runToolCall(deps: RunDeps, request: ToolCallRequest): Prom
     return await settle(request, await deps.operations.execute(buildExecuteRequest(request, trace)), trace);
   } catch (error) {
     const confirmed = isProof(trace.verdict);
-    if (error instanceof ApiError) return { kind: 'error', error, workspaceId: trace.workspaceId, confirmed };
+    if (error instanceof ApiError) return { kind: confirmed ? 'confirmed_error' : 'error', error, workspaceId: trace.workspaceId };
     if (confirmed) return { kind: 'confirmed_call_failed', cause: error };
     throw error;
   }

@@ -3,6 +3,7 @@
  * data, the profile error, what a built node is, and the rules a profile module supplies.
  */
 import type { JsonSchema } from '../types.js';
+import { isPlainObject } from '../values.js';
 
 export type ClientSchemaProfile = 'openai' | 'gemini';
 
@@ -63,9 +64,8 @@ export const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'o
 /** Keywords that annotate rather than constrain: never carried into a profile, never described. */
 export const SILENT_KEYWORDS = new Set(['examples', 'example', 'title', '$comment', '$schema', '$id', '$anchor', 'readOnly', 'writeOnly', '$defs', 'definitions']);
 
-export function isObj(value: unknown): value is Obj {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+/** A JSON object (src/runtime/values.ts `isPlainObject`, under the name the profiles read it by). */
+export const isObj: (value: unknown) => value is Obj = isPlainObject;
 
 export function jsonTypeOf(value: unknown): string {
   if (value === null) return 'null';
