@@ -287,8 +287,13 @@ export function createOperationService(deps: OperationServiceDeps): OperationSer
   }
 
   return {
-    async execute(request) {
-      return execute(runtime, findOperation(request.operationId), request);
+    execute(request) {
+      // findOperation throws for an unknown id: a rejected promise, as an async function answers.
+      try {
+        return execute(runtime, findOperation(request.operationId), request);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     async authorize(request) {
       return authorizeCall(runtime, findOperation(request.operationId).route.operation, request.caller, request.workspace);

@@ -34,8 +34,6 @@ export type AppMiddleware = Koa.Middleware<AppState>;
  * The fields `bearer` sets, for a surface mounted behind it. Their absence is a wiring mistake,
  * never the client's: an internal error naming the surface (answered 500 INTERNAL), not a cast.
  */
-export function requireAuthenticated(state: AppState, surface: string): AuthState {
-  const { identity, caller, connectionWorkspaceId } = state;
-  if (identity === undefined || caller === undefined) throw new Error(`${surface}: the bearer middleware did not run before it`);
-  return { identity, caller, connectionWorkspaceId };
+export function requireAuthenticated(state: AppState, surface: string): asserts state is AppState & AuthState {
+  if (state.identity === undefined || state.caller === undefined) throw new Error(`${surface}: the bearer middleware did not run before it`);
 }

@@ -378,6 +378,12 @@ interface Refusal {
   readonly reason: string;
 }
 
+/** The protocol limit's refusal per channel, built once. */
+const PROTOCOL_REFUSALS: Readonly<Record<'mcp' | 'api', Refusal>> = {
+  mcp: { kind: 'protocol', channel: 'mcp', message: 'Too many requests. Retry later.', reason: 'rate_limited_protocol' },
+  api: { kind: 'protocol', channel: 'api', message: 'Too many requests. Retry later.', reason: 'rate_limited_protocol' },
+};
+
 /** The counter-based limits of docs/security.md#limits: protocol requests, failed authentications, client registrations. */
 function createCounterLimits(config: Config, counters: SharedCounters, prefix: string, reject: CountRejection) {
   const limiter = (name: string, points: number, duration: number) => createLimiterPair(counters.redis, `${prefix}${name}`, points, duration);
@@ -397,7 +403,7 @@ function createCounterLimits(config: Config, counters: SharedCounters, prefix: s
   }
   return {
     consumeProtocol: (subject: string, channel: 'mcp' | 'api' = 'mcp') =>
-      consumeOrRefuse(protocol, subject, 'protocol', { kind: 'protocol', channel, message: 'Too many requests. Retry later.', reason: 'rate_limited_protocol' }),
+      consumeOrRefuse(protocol, subject, 'protocol', PROTOCOL_REFUSALS[channel]),
     async assertAuthAllowed(address: string) {
       const res = await counters.failOver(() => authFailures.shared.get(address), () => authFailures.memory.get(address), 'auth_failure');
       if (res && res.consumedPoints >= config.authFailureLimitPerMinute) {

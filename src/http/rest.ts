@@ -45,7 +45,8 @@ async function authorizeBeforeReading(ctx: AppContext, operations: OperationServ
 
 function createRouteHandler(operations: OperationService, route: RouteDefinition): RouterMiddleware<AppState> {
   return async function runOperation(ctx) {
-    const { caller, connectionWorkspaceId } = requireAuthenticated(ctx.state, 'the /v1 route handler');
+    requireAuthenticated(ctx.state, 'the /v1 route handler');
+    const { caller, connectionWorkspaceId } = ctx.state;
     const request: AuthorizeRequest = {
       operationId: route.operation.operationId,
       caller,
@@ -65,7 +66,8 @@ export function createRestRouter({ operations, routes, auth, limits }: RestRoute
   const bearer = auth.bearer('api', limits);
   // Per-token protocol limit (docs/security.md#limits), after authentication so the subject is known.
   const limitProtocol: AppMiddleware = async (ctx, next) => {
-    const { identity } = requireAuthenticated(ctx.state, 'the /v1 protocol limit');
+    requireAuthenticated(ctx.state, 'the /v1 protocol limit');
+    const { identity } = ctx.state;
     await limits.consumeProtocol(identity.personId, 'api');
     await next();
   };

@@ -12,10 +12,9 @@
  *
  * A client that went away before the answer gets nothing (a debug line, http/observability).
  */
-import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { HttpError } from '../http/errors.js';
-import type { AppState } from '../http/app-state.js';
+import type { AppContext as Context } from '../http/app-state.js';
 import { settleClientAbort } from '../http/observability.js';
 import { databaseOutageReason, isDatabaseUnavailable, logDatabaseUnavailable } from '../store/db-unavailable.js';
 import { INTERNAL_ERROR, INVALID_REQUEST, JsonRpcError, serializeError, type JsonRpcId } from './json-rpc.js';
@@ -26,8 +25,6 @@ export interface Exchange {
   id: JsonRpcId | null;
   method: string | undefined;
 }
-
-type Context = Koa.ParameterizedContext<AppState>;
 
 function sendRejection(ctx: Context, rejection: HttpError): void {
   ctx.set(rejection.headers);

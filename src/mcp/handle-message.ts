@@ -4,10 +4,9 @@
  * (failure.ts), which the `exchange` tells what is known of the message: its id once read, the
  * method while its handler runs.
  */
-import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Caller } from '../api/index.js';
-import type { AppState } from '../http/app-state.js';
+import type { AppContext as Context } from '../http/app-state.js';
 import { decideEra } from './era.js';
 import type { Exchange } from './failure.js';
 import type { HeaderReader } from './headers.js';
@@ -24,8 +23,6 @@ export interface MessageDeps {
   /** The request's view (view.ts); throws a JsonRpcError for a value it does not know. */
   readonly readView: (query: QueryReader, readHeader: HeaderReader) => ToolView;
 }
-
-type Context = Koa.ParameterizedContext<AppState>;
 
 /** Answers the message of an admitted request (the caller authenticated and within its protocol rate). */
 export type MessageHandler = (ctx: Context, exchange: Exchange, caller: Caller) => Promise<void>;

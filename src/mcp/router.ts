@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { ConfirmationDescribers, OperationService } from '../api/index.js';
 import type { AuthModule } from '../auth/index.js';
 import type { Config } from '../config.js';
-import type { AppState } from '../http/app-state.js';
+import type { AppContext as Context, AppMiddleware as Gate, AppState } from '../http/app-state.js';
 import { readMediaType } from '../http/capped-body.js';
 import { HttpError } from '../http/errors.js';
 import type { Limits } from '../http/limits.js';
@@ -58,9 +58,6 @@ export interface McpRouterDeps {
   readonly clock?: Clock | undefined;
 }
 
-type Context = Koa.ParameterizedContext<AppState>;
-type Gate = Koa.Middleware<AppState>;
-
 const NO_DESCRIBERS: ConfirmationDescribers = { describerFor: () => undefined };
 
 function defaultConfirmation(deps: McpRouterDeps): DestructiveCallConfirmation {
@@ -93,10 +90,10 @@ export function createMcpRouter(deps: McpRouterDeps): Router<AppState> {
 
 /** Runs the gates in order, each calling the next; `last` answers once every gate let the request through. */
 function runGates(ctx: Context, gates: readonly Gate[], last: () => Promise<void>): Promise<void> {
-  const step = async (index: number): Promise<void> => {
+  // No async frame of its own: each step hands on the gate's promise (serveMcpRequest awaits it).
+  const step = (index: number): Promise<void> => {
     const gate = gates[index];
-    if (gate === undefined) return last();
-    await gate(ctx, () => step(index + 1));
+    return gate === undefined ? last() : Promise.resolve(gate(ctx, () => step(index + 1)));
   };
   return step(0);
 }

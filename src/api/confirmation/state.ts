@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt } from 'jose';
+import { isPlainObject } from '../../runtime/values.js';
 
 export const CONFIRMATION_TTL_SECONDS = 5 * 60;
 
@@ -50,7 +51,7 @@ export async function sealState(key: Uint8Array, claims: ConfirmationClaims): Pr
 }
 
 function readWireClaims(value: unknown): WireClaims | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  if (!isPlainObject(value)) return null;
   const c = value as Record<string, unknown>;
   const strings = [c['t'], c['a'], c['p'], c['o'], c['w'], c['n']].every((s) => typeof s === 'string' && s !== '');
   const version = c['v'] === null || Number.isSafeInteger(c['v']);

@@ -7,6 +7,7 @@
 import type { TemplateSegment } from '../../runtime/confirm-template.js';
 import { formatBrl } from './brl.js';
 import { quoteName } from './target.js';
+import { isPlainObject } from '../../runtime/values.js';
 
 const MONEY = /^(-?)(\d{1,12})(?:\.(\d{1,2}))?$/;
 const ABSENT = '(none)';
@@ -14,8 +15,8 @@ const ABSENT = '(none)';
 function readPath(record: unknown, path: readonly string[]): unknown {
   let current = record;
   for (const key of path) {
-    if (current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, key)) return undefined;
-    current = (current as Record<string, unknown>)[key];
+    if (!isPlainObject(current) || !Object.hasOwn(current, key)) return undefined;
+    current = current[key];
   }
   return current;
 }

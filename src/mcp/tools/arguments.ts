@@ -96,7 +96,7 @@ function createArgumentValidator(validate: ValidateFunction, schema: unknown, ch
 /** `limit`, `cursor`, `sort_by` or `fields` inside `filters` get a message that says where they go. */
 function findMisplacedListArguments(args: Readonly<Record<string, unknown>>): ValidationIssue[] {
   const filters = args['filters'];
-  if (filters === null || typeof filters !== 'object' || Array.isArray(filters)) return [];
+  if (!isPlainObject(filters)) return [];
   return NAMED_LIST_ARGUMENTS.filter((name) => Object.hasOwn(filters, name)).map((name) => ({
     path: `filters.${name}`,
     message: `${name} is a named argument of the tool; pass it next to filters, not inside it`,

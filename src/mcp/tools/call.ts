@@ -68,12 +68,21 @@ function listLimitSchema(tool: ToolDefinition): JsonSchema | undefined {
   return isPlainObject(limit) ? limit : undefined;
 }
 
+/** Each list tool's default page size, read from its schema once (tool definitions are built once, at start-up). */
+const defaultLimits = new WeakMap<ToolDefinition, number>();
+
+function defaultLimitOf(tool: ToolDefinition): number {
+  let limit = defaultLimits.get(tool);
+  if (limit === undefined) defaultLimits.set(tool, limit = readPageSize(listLimitSchema(tool)).default);
+  return limit;
+}
+
 /** A list page with fewer rows than asked for and a next cursor was cut to fit (a last page has no cursor). */
 function readPageCut(tool: ToolDefinition, args: Args, body: unknown): PageCut | undefined {
   if (!isListTool(tool) || !isPlainObject(body) || !Array.isArray(body['data'])) return undefined;
   const meta = body['meta'];
   if (!isPlainObject(meta) || typeof meta['next_cursor'] !== 'string') return undefined;
-  const requested = typeof args['limit'] === 'number' ? args['limit'] : readPageSize(listLimitSchema(tool)).default;
+  const requested = typeof args['limit'] === 'number' ? args['limit'] : defaultLimitOf(tool);
   const returned = body['data'].length;
   return returned < requested ? { returned, requested } : undefined;
 }
