@@ -31,6 +31,7 @@ describe('server instructions: one confirmation per action', function () {
   it('name only tools that exist in the registry', function () {
     const named = SERVER_INSTRUCTIONS.match(/\bfinance_[a-z0-9_]+/g) ?? [];
     const known = new Set(tools.map((t) => t.name));
+    expect(named, "the instructions name finance_workspaces_list").to.include("finance_workspaces_list");
     for (const name of named) expect(known.has(name), name).to.equal(true);
   });
 });
