@@ -48,7 +48,9 @@ export type SpecWarningRule =
   /** A `content` key that is not a `type/subtype` media range: kept. */
   | 'UNKNOWN_MEDIA_TYPE'
   /** An operationId that cannot become a tool name as it is (empty after snake_case, or a clash): the name is derived. */
-  | 'DERIVED_TOOL_NAME';
+  | 'DERIVED_TOOL_NAME'
+  /** An argument of a Kobana document's tool whose description is missing or only restates its name (argument-texts.ts). */
+  | 'ARGUMENT_TEXT';
 
 export interface SpecWarning {
   readonly rule: SpecWarningRule;

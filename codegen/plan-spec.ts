@@ -7,6 +7,7 @@
  */
 import { buildViews, compareText } from '../src/runtime/views.js';
 import type { HttpMethod, OperationDefinition, ResourceTemplateDefinition, RouteDefinition, ToolDefinition } from '../src/runtime/types.js';
+import { undescribedArguments } from './argument-texts.js';
 import { planConfirmation } from './classify.js';
 import { CodegenError, type SpecWarning } from './errors.js';
 import type { LoadedSpec } from './load-spec.js';
@@ -32,7 +33,10 @@ export interface SpecPlan {
   readonly resourceTemplates: readonly ResourceTemplateDefinition[];
   /** Operations with a method the runtime cannot serve (HEAD, OPTIONS, TRACE): reported, not planned. */
   readonly skipped: readonly string[];
-  /** Names the planner had to derive or disambiguate (the document's own warnings are LoadedSpec's). */
+  /**
+   * Names the planner had to derive or disambiguate, and (Kobana documents) arguments whose text
+   * only restates their name (the document's own warnings are LoadedSpec's).
+   */
   readonly warnings: readonly SpecWarning[];
 }
 
@@ -49,7 +53,27 @@ export function planSpec(spec: LoadedSpec): SpecPlan {
   }
   operations.sort((a, b) => compareText(a.module, b.module));
   const views = buildViews(operations.map((planned) => planned.definition));
+  if (models.kobanaSpec) checkArgumentTexts(views.tools, models.planned, warnings);
   return { file: spec.file, sha256: spec.sha256, operations, ...views, skipped: models.skipped, warnings };
+}
+
+/**
+ * Arguments say what they are (codegen/argument-texts.ts): on a Kobana document, every argument a
+ * tool shows whose description is missing or only restates its name is an ARGUMENT_TEXT warning
+ * at its operation, so `--strict` (CI) refuses a new endpoint with an "Id." or no text. Foreign
+ * documents are shown as their authors wrote them.
+ */
+function checkArgumentTexts(tools: readonly ToolDefinition[], models: readonly OperationModel[], warnings: SpecWarning[]): void {
+  const byOperationId = new Map(models.map((model) => [model.ref.operationId, model] as const));
+  for (const tool of tools) {
+    const model = byOperationId.get(tool.operation.operationId);
+    if (!model) continue;
+    for (const argument of undescribedArguments(tool.inputSchema, tool.args)) {
+      const said = typeof argument.description === 'string' ? `is described ${JSON.stringify(argument.description)}, which only repeats its name` : 'has no description';
+      warnings.push({ rule: 'ARGUMENT_TEXT', file: model.file, pointer: model.pointer,
+        detail: `argument ${argument.path} of ${tool.name} ${said}; say what it is (an id: whose id; a date or amount: of what)` });
+    }
+  }
 }
 
 /**
@@ -140,7 +164,7 @@ function uniqueOperationIds(models: readonly OperationModel[]): OperationModel[]
   });
 }
 
-function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipped: string[] } {
+function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipped: string[]; kobanaSpec: boolean } {
   const paths = (spec.document.paths ?? {}) as Record<string, Obj>;
   const kobanaSpec = Object.values(paths).some((item) => Object.values(item ?? {}).some((op) => !!op && typeof op === 'object' && 'x-kobana-permission' in (op as Obj)));
   const ctx = { file: spec.file, kobanaSpec, defaultSecurity: spec.document.security };
@@ -158,5 +182,5 @@ function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipp
   // Targets are looked up among the final operationIds (a clash may have renamed one).
   const unique = uniqueOperationIds(found);
   const planned = unique.map((model) => ({ ...model, ref: { ...model.ref, confirmation: planConfirmation(model, unique, kobanaSpec) } }));
-  return { planned, skipped };
+  return { planned, skipped, kobanaSpec };
 }

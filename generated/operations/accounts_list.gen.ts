@@ -110,7 +110,7 @@ export const operation: OperationDefinition = {
             "checking"
           ]
         },
-        "description": "Filter on `type`."
+        "description": "Kind of account."
       },
       {
         "name": "active",
@@ -123,7 +123,7 @@ export const operation: OperationDefinition = {
             true
           ]
         },
-        "description": "Filter on `active`."
+        "description": "In use (true) or deactivated (false)."
       }
     ]
   },

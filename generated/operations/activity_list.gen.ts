@@ -93,7 +93,7 @@ export const operation: OperationDefinition = {
             "22222222-2222-4222-8222-222222222222"
           ]
         },
-        "description": "Filter on `person_id`."
+        "description": "The person who made the change."
       },
       {
         "name": "channel",
@@ -112,7 +112,7 @@ export const operation: OperationDefinition = {
             "mcp"
           ]
         },
-        "description": "Filter on `channel`."
+        "description": "Channel the write came through."
       },
       {
         "name": "resource",
@@ -127,7 +127,7 @@ export const operation: OperationDefinition = {
             "payables"
           ]
         },
-        "description": "Filter on `resource`."
+        "description": "The resource written (`payables`)."
       },
       {
         "name": "operation",
@@ -142,7 +142,7 @@ export const operation: OperationDefinition = {
             "payables.settle"
           ]
         },
-        "description": "Filter on `operation`."
+        "description": "The operationId that wrote (`payables.settle`)."
       },
       {
         "name": "record_id",

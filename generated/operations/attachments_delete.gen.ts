@@ -42,7 +42,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The attachment's id."
       }
     }
   ],

@@ -112,7 +112,7 @@ export const operation: OperationDefinition = {
             "application/pdf"
           ]
         },
-        "description": "Filter on `content_type`."
+        "description": "The file's MIME type."
       },
       {
         "name": "parent_type",

@@ -104,7 +104,7 @@ export const operation: OperationDefinition = {
             "debit"
           ]
         },
-        "description": "Filter on `type`."
+        "description": "`debit` for payables, `credit` for receivables."
       },
       {
         "name": "parent_id",
@@ -119,7 +119,7 @@ export const operation: OperationDefinition = {
             "0a1b2c3d-4e5f-4a6b-9c7d-8e9f0a1b2c3d"
           ]
         },
-        "description": "Filter on `parent_id`."
+        "description": "Subcategories of this category."
       },
       {
         "name": "level",
@@ -137,7 +137,7 @@ export const operation: OperationDefinition = {
             1
           ]
         },
-        "description": "Filter on `level`."
+        "description": "Depth: 1 is the top level."
       }
     ]
   },

@@ -39,7 +39,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The rule's id."
       }
     }
   ],

@@ -72,7 +72,7 @@ export const operation: OperationDefinition = {
             true
           ]
         },
-        "description": "Filter on `active`."
+        "description": "In use (true) or deactivated (false)."
       }
     ]
   },

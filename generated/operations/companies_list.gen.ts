@@ -98,7 +98,7 @@ export const operation: OperationDefinition = {
             true
           ]
         },
-        "description": "Filter on `active`."
+        "description": "In use (true) or deactivated (false)."
       },
       {
         "name": "cnpj",
@@ -112,7 +112,7 @@ export const operation: OperationDefinition = {
             "11222333000181"
           ]
         },
-        "description": "Filter on `cnpj`."
+        "description": "The company's CNPJ, 14 digits."
       }
     ]
   },

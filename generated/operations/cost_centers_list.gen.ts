@@ -103,7 +103,7 @@ export const operation: OperationDefinition = {
             "cost"
           ]
         },
-        "description": "Filter on `type`."
+        "description": "Tracks costs, revenues or both."
       },
       {
         "name": "active",
@@ -116,7 +116,7 @@ export const operation: OperationDefinition = {
             true
           ]
         },
-        "description": "Filter on `active`."
+        "description": "In use (true) or deactivated (false)."
       }
     ]
   },

@@ -41,7 +41,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The payable's id."
       }
     }
   ],
@@ -109,7 +109,7 @@ export const operation: OperationDefinition = {
           ]
         },
         "due_date": {
-          "description": "Due date.",
+          "description": "Date payment is due.",
           "type": "string",
           "format": "date",
           "examples": [
@@ -255,7 +255,7 @@ export const operation: OperationDefinition = {
             ],
             "properties": {
               "cost_center_id": {
-                "description": "Cost center.",
+                "description": "The cost center's id.",
                 "type": "string",
                 "format": "uuid",
                 "examples": [

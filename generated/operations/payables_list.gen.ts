@@ -124,7 +124,7 @@ export const operation: OperationDefinition = {
             "pending"
           ]
         },
-        "description": "Filter on `status`."
+        "description": "`pending` includes overdue ones."
       },
       {
         "name": "due_date",
@@ -142,7 +142,7 @@ export const operation: OperationDefinition = {
             "2026-03-10"
           ]
         },
-        "description": "Filter on `due_date`."
+        "description": "Date payment is due."
       },
       {
         "name": "competence_date",
@@ -160,7 +160,7 @@ export const operation: OperationDefinition = {
             "2026-03-10"
           ]
         },
-        "description": "Filter on `competence_date`."
+        "description": "Accrual date."
       },
       {
         "name": "payment_date",
@@ -178,7 +178,7 @@ export const operation: OperationDefinition = {
             "2026-03-10"
           ]
         },
-        "description": "Filter on `payment_date`."
+        "description": "Date it was paid."
       },
       {
         "name": "amount",
@@ -202,7 +202,7 @@ export const operation: OperationDefinition = {
             0
           ]
         },
-        "description": "Filter on `amount`."
+        "description": "Face value in BRL."
       },
       {
         "name": "person_id",
@@ -217,7 +217,7 @@ export const operation: OperationDefinition = {
             "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
           ]
         },
-        "description": "Filter on `person_id`."
+        "description": "The vendor's id."
       },
       {
         "name": "category_id",
@@ -232,7 +232,7 @@ export const operation: OperationDefinition = {
             "8b2e4c61-0f3a-4d5b-8e7c-1a9f2d3b4c5e"
           ]
         },
-        "description": "Filter on `category_id`."
+        "description": "The category's id."
       },
       {
         "name": "financial_account_id",
@@ -247,7 +247,7 @@ export const operation: OperationDefinition = {
             "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
           ]
         },
-        "description": "Filter on `financial_account_id`."
+        "description": "The settlement account's id."
       },
       {
         "name": "document_number",
@@ -352,7 +352,7 @@ export const operation: OperationDefinition = {
                 ]
               },
               "due_date": {
-                "description": "Due date.",
+                "description": "Date payment is due.",
                 "type": "string",
                 "format": "date",
                 "examples": [
@@ -498,7 +498,7 @@ export const operation: OperationDefinition = {
                   ],
                   "properties": {
                     "cost_center_id": {
-                      "description": "Cost center.",
+                      "description": "The cost center's id.",
                       "type": "string",
                       "format": "uuid",
                       "examples": [

@@ -104,7 +104,7 @@ export const operation: OperationDefinition = {
             "juridical"
           ]
         },
-        "description": "Filter on `kind`."
+        "description": "`natural` (CPF) or `juridical` (CNPJ)."
       },
       {
         "name": "is_customer",
@@ -117,7 +117,7 @@ export const operation: OperationDefinition = {
             true
           ]
         },
-        "description": "Filter on `is_customer`."
+        "description": "Can be the counterparty of receivables."
       },
       {
         "name": "is_supplier",
@@ -130,7 +130,7 @@ export const operation: OperationDefinition = {
             true
           ]
         },
-        "description": "Filter on `is_supplier`."
+        "description": "Can be the counterparty of payables."
       },
       {
         "name": "document_number",

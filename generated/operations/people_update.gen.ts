@@ -47,7 +47,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The person's id."
       }
     }
   ],
@@ -92,7 +92,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "is_customer": {
-            "description": "A customer.",
+            "description": "Can be the counterparty of receivables.",
             "type": "boolean",
             "examples": [
               false

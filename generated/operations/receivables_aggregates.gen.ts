@@ -62,7 +62,7 @@ export const operation: OperationDefinition = {
         "examples": [
           "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
         ],
-        "description": "Person filter."
+        "description": "Only this person's records."
       }
     },
     {
@@ -75,7 +75,7 @@ export const operation: OperationDefinition = {
         "examples": [
           "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
         ],
-        "description": "Category filter."
+        "description": "Only records of this category."
       }
     },
     {
@@ -101,7 +101,7 @@ export const operation: OperationDefinition = {
         "examples": [
           "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
         ],
-        "description": "Account filter."
+        "description": "Only records of this account."
       }
     },
     {

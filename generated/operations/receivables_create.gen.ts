@@ -95,7 +95,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "due_date": {
-            "description": "Due date.",
+            "description": "Date payment is due.",
             "type": "string",
             "format": "date",
             "examples": [
@@ -174,7 +174,7 @@ export const operation: OperationDefinition = {
               ],
               "properties": {
                 "cost_center_id": {
-                  "description": "Cost center.",
+                  "description": "The cost center's id.",
                   "type": "string",
                   "format": "uuid",
                   "examples": [
@@ -196,7 +196,7 @@ export const operation: OperationDefinition = {
                   ]
                 },
                 "amount": {
-                  "description": "Amount.",
+                  "description": "Amount in BRL.",
                   "type": [
                     "string",
                     "number"
@@ -280,7 +280,7 @@ export const operation: OperationDefinition = {
           ]
         },
         "due_date": {
-          "description": "Due date.",
+          "description": "Date payment is due.",
           "type": "string",
           "format": "date",
           "examples": [
@@ -426,7 +426,7 @@ export const operation: OperationDefinition = {
             ],
             "properties": {
               "cost_center_id": {
-                "description": "Cost center.",
+                "description": "The cost center's id.",
                 "type": "string",
                 "format": "uuid",
                 "examples": [

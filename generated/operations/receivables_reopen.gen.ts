@@ -54,7 +54,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The receivable's id."
       }
     },
     {
@@ -136,7 +136,7 @@ export const operation: OperationDefinition = {
           ]
         },
         "due_date": {
-          "description": "Due date.",
+          "description": "Date payment is due.",
           "type": "string",
           "format": "date",
           "examples": [
@@ -282,7 +282,7 @@ export const operation: OperationDefinition = {
             ],
             "properties": {
               "cost_center_id": {
-                "description": "Cost center.",
+                "description": "The cost center's id.",
                 "type": "string",
                 "format": "uuid",
                 "examples": [

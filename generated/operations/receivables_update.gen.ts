@@ -49,7 +49,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The receivable's id."
       }
     }
   ],
@@ -86,7 +86,7 @@ export const operation: OperationDefinition = {
             ]
           },
           "due_date": {
-            "description": "Due date.",
+            "description": "Date payment is due.",
             "type": "string",
             "format": "date",
             "examples": [
@@ -165,7 +165,7 @@ export const operation: OperationDefinition = {
               ],
               "properties": {
                 "cost_center_id": {
-                  "description": "Cost center.",
+                  "description": "The cost center's id.",
                   "type": "string",
                   "format": "uuid",
                   "examples": [
@@ -187,7 +187,7 @@ export const operation: OperationDefinition = {
                   ]
                 },
                 "amount": {
-                  "description": "Amount.",
+                  "description": "Amount in BRL.",
                   "type": [
                     "string",
                     "number"
@@ -271,7 +271,7 @@ export const operation: OperationDefinition = {
           ]
         },
         "due_date": {
-          "description": "Due date.",
+          "description": "Date payment is due.",
           "type": "string",
           "format": "date",
           "examples": [
@@ -417,7 +417,7 @@ export const operation: OperationDefinition = {
             ],
             "properties": {
               "cost_center_id": {
-                "description": "Cost center.",
+                "description": "The cost center's id.",
                 "type": "string",
                 "format": "uuid",
                 "examples": [

@@ -155,7 +155,7 @@ export const operation: OperationDefinition = {
                   ]
                 },
                 "id": {
-                  "description": "Its id.",
+                  "description": "Id of that payable, receivable or transaction.",
                   "type": "string",
                   "format": "uuid",
                   "examples": [
@@ -328,7 +328,7 @@ export const operation: OperationDefinition = {
                 ]
               },
               "id": {
-                "description": "Its id.",
+                "description": "Id of that payable, receivable or transaction.",
                 "type": "string",
                 "format": "uuid",
                 "examples": [

@@ -59,7 +59,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The reconciliation's id."
       }
     }
   ],

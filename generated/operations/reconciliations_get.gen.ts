@@ -60,7 +60,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The reconciliation's id."
       }
     }
   ],
@@ -223,7 +223,7 @@ export const operation: OperationDefinition = {
                 ]
               },
               "id": {
-                "description": "Its id.",
+                "description": "Id of that payable, receivable or transaction.",
                 "type": "string",
                 "format": "uuid",
                 "examples": [

@@ -41,7 +41,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The account's id: the bank account the statement belongs to."
       }
     }
   ],
@@ -58,7 +58,7 @@ export const operation: OperationDefinition = {
         ],
         "properties": {
           "file_name": {
-            "description": "File name.",
+            "description": "Name of the OFX file.",
             "type": "string",
             "minLength": 1,
             "maxLength": 255,

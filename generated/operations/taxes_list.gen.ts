@@ -97,7 +97,7 @@ export const operation: OperationDefinition = {
             true
           ]
         },
-        "description": "Filter on `active`."
+        "description": "In use (true) or deactivated (false)."
       },
       {
         "name": "name",
@@ -112,7 +112,7 @@ export const operation: OperationDefinition = {
             "ISS"
           ]
         },
-        "description": "Filter on `name`."
+        "description": "Exact name."
       }
     ]
   },

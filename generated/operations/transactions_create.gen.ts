@@ -70,7 +70,7 @@ export const operation: OperationDefinition = {
         ],
         "properties": {
           "financial_account_id": {
-            "description": "The account.",
+            "description": "The account the money moved in.",
             "type": "string",
             "format": "uuid",
             "examples": [
@@ -155,7 +155,7 @@ export const operation: OperationDefinition = {
               ],
               "properties": {
                 "cost_center_id": {
-                  "description": "Cost center.",
+                  "description": "The cost center's id.",
                   "type": "string",
                   "format": "uuid",
                   "examples": [
@@ -177,7 +177,7 @@ export const operation: OperationDefinition = {
                   ]
                 },
                 "amount": {
-                  "description": "Amount.",
+                  "description": "Amount in BRL.",
                   "type": [
                     "string",
                     "number"
@@ -236,7 +236,7 @@ export const operation: OperationDefinition = {
           "readOnly": true
         },
         "financial_account_id": {
-          "description": "The account.",
+          "description": "The account the money moved in.",
           "type": "string",
           "format": "uuid",
           "examples": [
@@ -315,7 +315,7 @@ export const operation: OperationDefinition = {
             ],
             "properties": {
               "cost_center_id": {
-                "description": "Cost center.",
+                "description": "The cost center's id.",
                 "type": "string",
                 "format": "uuid",
                 "examples": [

@@ -39,7 +39,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The transaction's id."
       }
     }
   ],
@@ -82,7 +82,7 @@ export const operation: OperationDefinition = {
           "readOnly": true
         },
         "financial_account_id": {
-          "description": "The account.",
+          "description": "The account the money moved in.",
           "type": "string",
           "format": "uuid",
           "examples": [
@@ -161,7 +161,7 @@ export const operation: OperationDefinition = {
             ],
             "properties": {
               "cost_center_id": {
-                "description": "Cost center.",
+                "description": "The cost center's id.",
                 "type": "string",
                 "format": "uuid",
                 "examples": [

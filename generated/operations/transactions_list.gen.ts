@@ -108,7 +108,7 @@ export const operation: OperationDefinition = {
             "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
           ]
         },
-        "description": "Filter on `financial_account_id`."
+        "description": "The account's id."
       },
       {
         "name": "type",
@@ -125,7 +125,7 @@ export const operation: OperationDefinition = {
             "debit"
           ]
         },
-        "description": "Filter on `type`."
+        "description": "`credit` (in) or `debit` (out)."
       },
       {
         "name": "occurred_at",
@@ -143,7 +143,7 @@ export const operation: OperationDefinition = {
             "2026-03-10"
           ]
         },
-        "description": "Filter on `occurred_at`."
+        "description": "Date the money moved."
       },
       {
         "name": "amount",
@@ -167,7 +167,7 @@ export const operation: OperationDefinition = {
             0
           ]
         },
-        "description": "Filter on `amount`."
+        "description": "Amount in BRL."
       },
       {
         "name": "category_id",
@@ -182,7 +182,7 @@ export const operation: OperationDefinition = {
             "8b2e4c61-0f3a-4d5b-8e7c-1a9f2d3b4c5e"
           ]
         },
-        "description": "Filter on `category_id`."
+        "description": "The category's id."
       },
       {
         "name": "person_id",
@@ -197,7 +197,7 @@ export const operation: OperationDefinition = {
             "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
           ]
         },
-        "description": "Filter on `person_id`."
+        "description": "The counterparty's id."
       },
       {
         "name": "source",
@@ -216,7 +216,7 @@ export const operation: OperationDefinition = {
             "manual"
           ]
         },
-        "description": "Filter on `source`."
+        "description": "Created by hand, by a settlement or by a transfer."
       }
     ]
   },
@@ -268,7 +268,7 @@ export const operation: OperationDefinition = {
                 "readOnly": true
               },
               "financial_account_id": {
-                "description": "The account.",
+                "description": "The account the money moved in.",
                 "type": "string",
                 "format": "uuid",
                 "examples": [
@@ -347,7 +347,7 @@ export const operation: OperationDefinition = {
                   ],
                   "properties": {
                     "cost_center_id": {
-                      "description": "Cost center.",
+                      "description": "The cost center's id.",
                       "type": "string",
                       "format": "uuid",
                       "examples": [

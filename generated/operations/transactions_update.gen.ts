@@ -47,7 +47,7 @@ export const operation: OperationDefinition = {
       "schema": {
         "type": "string",
         "format": "uuid",
-        "description": "Id."
+        "description": "The transaction's id."
       }
     }
   ],
@@ -61,7 +61,7 @@ export const operation: OperationDefinition = {
         "minProperties": 1,
         "properties": {
           "financial_account_id": {
-            "description": "The account.",
+            "description": "The account the money moved in.",
             "type": "string",
             "format": "uuid",
             "examples": [
@@ -146,7 +146,7 @@ export const operation: OperationDefinition = {
               ],
               "properties": {
                 "cost_center_id": {
-                  "description": "Cost center.",
+                  "description": "The cost center's id.",
                   "type": "string",
                   "format": "uuid",
                   "examples": [
@@ -168,7 +168,7 @@ export const operation: OperationDefinition = {
                   ]
                 },
                 "amount": {
-                  "description": "Amount.",
+                  "description": "Amount in BRL.",
                   "type": [
                     "string",
                     "number"
@@ -227,7 +227,7 @@ export const operation: OperationDefinition = {
           "readOnly": true
         },
         "financial_account_id": {
-          "description": "The account.",
+          "description": "The account the money moved in.",
           "type": "string",
           "format": "uuid",
           "examples": [
@@ -306,7 +306,7 @@ export const operation: OperationDefinition = {
             ],
             "properties": {
               "cost_center_id": {
-                "description": "Cost center.",
+                "description": "The cost center's id.",
                 "type": "string",
                 "format": "uuid",
                 "examples": [
