@@ -1,5 +1,5 @@
 /**
- * Arguments say what they are (issue 27, rule 3; docs/adding-an-endpoint.md#argument-texts): an
+ * Arguments say what they are (issue 27, rule 3; docs/adding-an-endpoint.md#1-the-contract, "Argument texts"): an
  * argument's description is what a model reads to fill it in, so one that only restates the name
  * ("Id.", "Name.", "Workspace id.", "Filter on `status`.") — or none at all — tells it nothing. After
  * lower-casing and dropping punctuation, a description breaks the rule when every word of it is a
