@@ -23,7 +23,7 @@ export const operation: OperationDefinition = {
     ]
   },
   "title": "Aggregate Payables",
-  "description": "Payable counts and totals by status, as the list counts them (`pending` includes `overdue`), optionally per group, ranked by pending amount unless `rank_by`; a tie at `top` is listed whole.",
+  "description": "Payable counts and totals by status, as the list counts them (`pending` includes `overdue`), optionally per group ranked by `rank_by`.",
   "toolName": "finance_payables_aggregates",
   "parameters": [
     {
@@ -134,7 +134,7 @@ export const operation: OperationDefinition = {
         "examples": [
           5
         ],
-        "description": "Groups listed (more when tied at the cut); the rest summed in `rest`."
+        "description": "Groups listed (ties at the cut too); the rest summed in `rest`."
       }
     },
     {

@@ -134,7 +134,7 @@ export const operation: OperationDefinition = {
         "examples": [
           5
         ],
-        "description": "Groups listed (more when tied at the cut); the rest summed in `rest`."
+        "description": "Groups listed (ties at the cut too); the rest summed in `rest`."
       }
     }
   ],

@@ -9,7 +9,8 @@
  *   workspace's time zone (`workspaces.timezone`, migration 0006): at 22:00 on the 15th in São
  *   Paulo a title due on the 15th is not overdue yet, whatever the UTC date.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../../store/schema.js';
 import type { OperationContext } from '../context.js';
 import { dateInZone } from '../dates.js';
 import { requireWorkspace } from '../records.js';
@@ -20,10 +21,19 @@ export const OPEN_STATUS = 'pending';
 /** The zone of a workspace that has none stored (the column's default). */
 export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
 
-/** The workspace's IANA time zone. */
-export async function readWorkspaceTimeZone(ctx: OperationContext): Promise<string> {
-  const row = await ctx.db.selectFrom('workspaces').select('timezone').where('id', '=', requireWorkspace(ctx)).executeTakeFirst();
+async function readTimeZone(db: Kysely<Database>, workspaceId: string): Promise<string> {
+  const row = await db.selectFrom('workspaces').select('timezone').where('id', '=', workspaceId).executeTakeFirst();
   return row?.timezone ?? DEFAULT_TIME_ZONE;
+}
+
+/** The workspace's IANA time zone. */
+export function readWorkspaceTimeZone(ctx: OperationContext): Promise<string> {
+  return readTimeZone(ctx.db, requireWorkspace(ctx));
+}
+
+/** The date of `instant` in the workspace's time zone, for a caller outside an operation (the prompts, on the services' clock). */
+export async function readWorkspaceDate(db: Kysely<Database>, workspaceId: string, instant: Date): Promise<string> {
+  return dateInZone(instant, await readTimeZone(db, workspaceId));
 }
 
 /** Today in `tz` on the operation's clock. */
