@@ -31,6 +31,7 @@ import { migrateToLatest } from '../src/store/migrate.js';
 import { seedDemoData } from '../src/seed/index.js';
 import { DEMO } from '../src/seed/ids.js';
 import { findTitle, readTitleJson, toTitleJsonBatch, PAYABLES } from '../src/api/rules/title-records.js';
+import { readToday } from '../src/api/rules/title-status.js';
 import { loadCaller } from '../src/auth/caller.js';
 import type { OperationContext } from '../src/api/context.js';
 import type { Caller } from '../src/identity/caller.js';
@@ -62,7 +63,7 @@ async function getBefore(db: Kysely<Database>, _caller: Caller, id: string): Pro
   const ctx: OperationContext = { caller, workspaceId: DEMO.workspaces.matriz, db, now: () => new Date() , deadline: createDeadline(systemClock, 10_000), bounds: null };
   const first = await findTitle(ctx, PAYABLES, id);
   const row = await findTitle(ctx, PAYABLES, first.id);
-  await toTitleJsonBatch(ctx, 'payable', [row]);
+  await toTitleJsonBatch(ctx, 'payable', [row], await readToday(ctx));
 }
 
 type Get = (db: Kysely<Database>, caller: Caller, id: string) => Promise<void>;

@@ -23,7 +23,7 @@ export const operation: OperationDefinition = {
     ]
   },
   "title": "Aggregate Receivables",
-  "description": "Receivable counts and totals by status, optionally per group (instead of summing the list).",
+  "description": "Receivable counts and totals by status, as the list counts them (`pending` includes `overdue`), optionally per group ranked by `rank_by`.",
   "toolName": "finance_receivables_aggregates",
   "parameters": [
     {
@@ -134,7 +134,27 @@ export const operation: OperationDefinition = {
         "examples": [
           5
         ],
-        "description": "Groups listed; the rest summed in `rest`."
+        "description": "Groups listed (ties at the cut too); the rest summed in `rest`."
+      }
+    },
+    {
+      "name": "rank_by",
+      "in": "query",
+      "required": false,
+      "schema": {
+        "type": "string",
+        "enum": [
+          "pending",
+          "overdue",
+          "received",
+          "cancelled",
+          "total"
+        ],
+        "default": "pending",
+        "examples": [
+          "overdue"
+        ],
+        "description": "Amount that ranks the groups."
       }
     }
   ],
@@ -150,11 +170,20 @@ export const operation: OperationDefinition = {
         "totals",
         "group_by",
         "groups",
-        "rest"
+        "rest",
+        "today"
       ],
       "properties": {
+        "today": {
+          "description": "The workspace's date (its time zone) that `overdue` is read against.",
+          "type": "string",
+          "format": "date",
+          "examples": [
+            "2026-03-15"
+          ]
+        },
         "totals": {
-          "description": "Counts and totals by status: `overdue` is pending with a due date before today, `pending` the other pending ones.",
+          "description": "Counts and totals by status, as the list's `status` and `overdue` filters select: `pending` is every pending receivable, `overdue` the part of them due before `today`; `count` and `total` add every status.",
           "type": "object",
           "required": [
             "count",
@@ -298,7 +327,7 @@ export const operation: OperationDefinition = {
           ]
         },
         "groups": {
-          "description": "The largest groups by total, largest first (empty without `group_by`).",
+          "description": "The first `top` groups by `rank_by` amount (default pending), then total; groups tied at the cut are all listed (empty without `group_by`).",
           "type": "array",
           "items": {
             "type": "object",
@@ -329,7 +358,7 @@ export const operation: OperationDefinition = {
                 ]
               },
               "totals": {
-                "description": "Counts and totals by status: `overdue` is pending with a due date before today, `pending` the other pending ones.",
+                "description": "Counts and totals by status, as the list's `status` and `overdue` filters select: `pending` is every pending receivable, `overdue` the part of them due before `today`; `count` and `total` add every status.",
                 "type": "object",
                 "required": [
                   "count",
@@ -467,7 +496,7 @@ export const operation: OperationDefinition = {
           }
         },
         "rest": {
-          "description": "The groups beyond `top`, summed; `null` when every group is listed.",
+          "description": "The groups not listed in `groups`, summed; `null` when every group is listed.",
           "type": [
             "object",
             "null"
@@ -485,7 +514,7 @@ export const operation: OperationDefinition = {
               ]
             },
             "totals": {
-              "description": "Counts and totals by status: `overdue` is pending with a due date before today, `pending` the other pending ones.",
+              "description": "Counts and totals by status, as the list's `status` and `overdue` filters select: `pending` is every pending receivable, `overdue` the part of them due before `today`; `count` and `total` add every status.",
               "type": "object",
               "required": [
                 "count",

@@ -275,7 +275,7 @@ export const operation: OperationDefinition = {
             true
           ]
         },
-        "description": "Pending and past `due_date`."
+        "description": "Pending and due before today (workspace time zone)."
       }
     ]
   },
@@ -536,7 +536,7 @@ export const operation: OperationDefinition = {
                 ]
               },
               "overdue": {
-                "description": "True when pending and `due_date` is before today.",
+                "description": "True when pending and `due_date` is before today (the workspace's time zone).",
                 "type": "boolean",
                 "examples": [
                   false

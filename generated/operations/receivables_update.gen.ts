@@ -455,7 +455,7 @@ export const operation: OperationDefinition = {
           ]
         },
         "overdue": {
-          "description": "True when pending and `due_date` is before today.",
+          "description": "True when pending and `due_date` is before today (the workspace's time zone).",
           "type": "boolean",
           "examples": [
             false

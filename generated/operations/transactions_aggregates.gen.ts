@@ -134,7 +134,7 @@ export const operation: OperationDefinition = {
         "examples": [
           5
         ],
-        "description": "Groups listed; the rest summed in `rest`."
+        "description": "Groups listed (ties at the cut too); the rest summed in `rest`."
       }
     }
   ],
@@ -209,7 +209,7 @@ export const operation: OperationDefinition = {
           ]
         },
         "groups": {
-          "description": "The largest groups by credits + debits (empty without `group_by`).",
+          "description": "The first `top` groups by credits + debits; groups tied at the cut are all listed (empty without `group_by`).",
           "type": "array",
           "items": {
             "type": "object",
@@ -289,7 +289,7 @@ export const operation: OperationDefinition = {
           }
         },
         "rest": {
-          "description": "The groups beyond `top`, summed; `null` when every group is listed.",
+          "description": "The groups not listed in `groups`, summed; `null` when every group is listed.",
           "type": [
             "object",
             "null"

@@ -30,3 +30,20 @@ export function toDate(day: number): string {
 export function weekday(day: number): number {
   return (((day + 3) % 7) + 7) % 7;
 }
+
+/** The date (`YYYY-MM-DD`) of `instant` in the IANA time zone `tz` (e.g. 22:00 on the 15th in São Paulo is 01:00Z on the 16th). */
+export function dateInZone(instant: Date, tz: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+/** Whether `tz` is an IANA time zone this runtime knows. */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}

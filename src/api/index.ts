@@ -16,6 +16,7 @@ export { type ConfirmationTarget, type DescribeTarget } from './confirmation/tar
 export { createOperationService } from './execute.js';
 export { computeShares } from './rules/apportionment.js';
 export { classify, type RuleRow } from './rules/statements/classify.js';
+export { readWorkspaceDate } from './rules/title-status.js';
 export { STATEMENT_FILE_BOUNDS, parseOfxStatement } from './rules/statements/ofx.js';
 export { claimConfirmationIssuer, type ApiBudget, type AuthorizeRequest, type BudgetDecision, type ConfirmationProof, type ExecuteDone, type OperationService, type PreparedCall, type WorkspaceHint } from './service.js';
 export type { ExecuteRequest, ExecuteResult } from './service.js';

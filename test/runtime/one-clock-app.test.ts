@@ -3,7 +3,7 @@
  * a manual clock (`startTestApp({clock})`, test/helpers/clock.ts). Each expiry and window is
  * crossed by moving that clock, never by sleeping — token expiry and the subject check's cache,
  * the confirmation's 5-minute state, the idempotency key's 24 h, the API budget's window — and
- * the prompts' and completions' "today" is the clock's day.
+ * the prompts' and completions' "today" is the clock's day (a prompt's in its workspace's time zone).
  */
 import { expect } from 'chai';
 import { CONFIRMATION_TTL_SECONDS } from '../../src/api/confirmation/state.js';
@@ -147,12 +147,14 @@ describe('one clock: expiries and windows move with the services\' clock', funct
   });
 
   describe('"today" of prompts and completions', function () {
-    it('is the clock\'s UTC day', async () => {
-      clock.advance(400 * 86_400_000);
+    it('is the clock\'s day: in the workspace\'s time zone for a prompt, UTC for a completion', async () => {
+      // 02:00Z, at least 400 days on: 23:00 of the day before in São Paulo (Matriz's zone).
+      const DAY_MS = 86_400_000;
+      clock.set(Math.ceil((clock.now() + 400 * DAY_MS) / DAY_MS) * DAY_MS + 2 * 3_600_000);
       const token = await app.mintToken({ person: DEMO.emails.ana });
       const prompt = await rpc(app, token, 'prompts/get', { name: 'review_overdue_payables', arguments: { workspace: M } });
       const text = (prompt['messages'] as { content: { text: string } }[]).map((m) => m.content.text).join('\n');
-      expect(text).to.include(`as of ${utcDay(clock.now())}`);
+      expect(text).to.include(`as of ${utcDay(clock.now() - DAY_MS)}`);
       const completion = await rpc(app, token, 'completion/complete', {
         ref: { type: 'ref/prompt', name: 'month_close_checklist' }, argument: { name: 'month', value: '' }, context: { arguments: { workspace: M } },
       });

@@ -1,10 +1,18 @@
 /**
  * payables.aggregates, receivables.aggregates, transactions.aggregates: counts and totals over the
  * records a filter selects, optionally split by one dimension, so an agent never pages a list to
- * add amounts itself. Each call is ONE SQL statement: the overall totals and the per-group totals
- * are two aggregate SELECTs joined by UNION ALL, grouped by (group, status) in the database; only
- * those aggregate rows reach JavaScript, which ranks the groups and sums the ones beyond `top`.
- * Amounts stay integer cents (BigInt) until they are formatted.
+ * add amounts itself (docs/domain.md#aggregates). Each call is ONE SQL statement: the overall
+ * totals and the per-group totals are two aggregate SELECTs joined by UNION ALL, grouped by
+ * (group, status) in the database, with the workspace's time zone as a third part; only those
+ * rows reach JavaScript, which ranks the groups and sums the ones beyond `top`. Amounts stay
+ * integer cents (BigInt) until they are formatted.
+ *
+ * A title's status is the list's (src/api/rules/title-status.ts): `pending` counts every pending
+ * title, `overdue` the part of them due before the workspace's today. That today is only known
+ * once the time zone is read, in the same statement; it is within a day of the UTC date T (zones
+ * run from UTC−12 to UTC+14), so the statement settles every due date but two: a pending title due
+ * before T−1 is overdue in every zone, one due after T in none, and the ones due on T−1 or T come
+ * back by due date (`edge`) and are told apart here, against the workspace's today.
  */
 import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import type { OperationContext, OperationInput } from '../context.js';
@@ -12,10 +20,14 @@ import { defineOperations } from '../define-operations.js';
 import { formatCents } from '../money.js';
 import { requireWorkspace } from '../records.js';
 import type { AnySelect } from '../list.js';
-import { readToday, type TitleKind } from '../rules/title-records.js';
+import type { TitleKind } from '../rules/title-records.js';
+import { dateInZone, dayNumber, toDate } from '../dates.js';
+import { DEFAULT_TIME_ZONE, isOverdue, OPEN_STATUS } from '../rules/title-status.js';
 
 type Dimension = 'category' | 'cost_center' | 'person' | 'month';
 type ParentType = TitleKind | 'transaction';
+/** What a title's groups are ranked by: a status's amount, or every title's (`total`). */
+type RankBy = 'pending' | 'overdue' | 'paid' | 'received' | 'cancelled' | 'total';
 
 /** The filters and grouping of one call, read from the query (validated against the spec already). */
 interface AggregateQuery {
@@ -27,6 +39,8 @@ interface AggregateQuery {
   readonly accountId: string | undefined;
   readonly groupBy: Dimension | null;
   readonly top: number;
+  /** Titles only; absent: by the pending amount. */
+  readonly rankBy: RankBy | undefined;
 }
 
 const DEFAULT_TOP = 10;
@@ -41,8 +55,24 @@ function readAggregateQuery(input: OperationInput): AggregateQuery {
   return {
     from: readText(q['from']), to: readText(q['to']), personId: readText(q['person_id']), categoryId: readText(q['category_id']),
     costCenterId: readText(q['cost_center_id']), accountId: readText(q['financial_account_id']),
-    groupBy: (readText(q['group_by']) as Dimension | undefined) ?? null, top,
+    groupBy: (readText(q['group_by']) as Dimension | undefined) ?? null, top, rankBy: readText(q['rank_by']) as RankBy | undefined,
   };
+}
+
+/** The bucket that holds pending titles known to be overdue in every time zone. */
+const OVERDUE = 'overdue';
+
+/** The UTC dates around which the workspace's today may fall: T−1 … T+1. */
+interface Edges {
+  /** T−1: a pending title due before it is overdue in every zone. */
+  readonly first: string;
+  /** T: a pending title due after it is overdue in none. */
+  readonly last: string;
+}
+
+function readEdges(ctx: OperationContext): Edges {
+  const utc = dayNumber(ctx.now().toISOString().slice(0, 10));
+  return { first: toDate(utc - 1), last: toDate(utc) };
 }
 
 /** What differs between titles and transactions: the table, its date column, its status buckets. */
@@ -50,22 +80,26 @@ interface Source {
   readonly table: 'titles' | 'transactions';
   readonly parentType: ParentType;
   readonly dateColumn: 'due_date' | 'occurred_at';
-  /** The bucket of a row: a title's status (with `overdue`), a transaction's type. */
-  readonly bucket: (ctx: OperationContext) => RawBuilder<string>;
+  /** The bucket of a row: a title's stored status (`overdue` when overdue in every zone), a transaction's type. */
+  readonly bucket: (edges: Edges) => RawBuilder<string>;
+  /** A pending title's due date when it is overdue in some zones and not in others (T−1, T); else null. */
+  readonly edge: (edges: Edges) => RawBuilder<string | null>;
   readonly baseWhere: (qb: AnySelect) => AnySelect;
 }
 
 function titleSource(kind: TitleKind): Source {
+  const open = sql.lit(OPEN_STATUS);
   return {
     table: 'titles', parentType: kind, dateColumn: 'due_date',
-    bucket: (ctx) => sql<string>`case when r.status = 'pending' and r.due_date < ${readToday(ctx)} then 'overdue' else r.status end`,
+    bucket: (e) => sql<string>`case when r.status = ${open} and r.due_date < ${e.first} then ${sql.lit(OVERDUE)} else r.status end`,
+    edge: (e) => sql<string | null>`case when r.status = ${open} and r.due_date >= ${e.first} and r.due_date <= ${e.last} then r.due_date else null end`,
     baseWhere: (qb) => qb.where('r.kind', '=', kind),
   };
 }
 
 const TRANSACTIONS: Source = {
   table: 'transactions', parentType: 'transaction', dateColumn: 'occurred_at',
-  bucket: () => sql<string>`r.type`, baseWhere: (qb) => qb,
+  bucket: () => sql<string>`r.type`, edge: () => sql<string | null>`null`, baseWhere: (qb) => qb,
 };
 
 /** The rows the filters select, aliased `r`; every table scoped to the workspace. */
@@ -123,33 +157,43 @@ interface AggregateRow {
   readonly part: string;
   readonly group_key: string | null;
   readonly group_label: string | null;
-  readonly bucket: string;
-  readonly n: number | string | bigint;
+  readonly bucket: string | null;
+  readonly edge: string | null;
+  readonly n: number | string | bigint | null;
   readonly cents: number | string | bigint | null;
 }
 
-/** The one statement of a call: the overall totals by bucket, UNION ALL the totals by (group, bucket). */
+/**
+ * The one statement of a call: the overall totals by bucket, UNION ALL the totals by (group,
+ * bucket), UNION ALL one `zone` row whose `group_key` is the workspace's time zone.
+ */
 async function runAggregate(ctx: OperationContext, source: Source, query: AggregateQuery): Promise<AggregateRow[]> {
   // Table and column names come from the static sources above, never from input.
   const db = ctx.db as unknown as Kysely<any>;
   const workspaceId = requireWorkspace(ctx);
-  const bucket = source.bucket(ctx);
+  const edges = readEdges(ctx);
+  const bucket = source.bucket(edges);
+  const edge = source.edge(edges);
+  const zone = db.selectFrom('workspaces as z').where('z.id', '=', workspaceId).select([
+    sql.lit('zone').as('part'), sql<string | null>`z.timezone`.as('group_key'), sql<string | null>`null`.as('group_label'),
+    sql<string | null>`null`.as('bucket'), sql<string | null>`null`.as('edge'), sql`null`.as('n'), sql`null`.as('cents'),
+  ]);
   const totals = filtered(db, workspaceId, source, query)
     .select([
       sql.lit('total').as('part'), sql<string | null>`null`.as('group_key'), sql<string | null>`null`.as('group_label'),
-      bucket.as('bucket'), sql`count(*)`.as('n'), sql`sum(r.amount_cents)`.as('cents'),
+      bucket.as('bucket'), edge.as('edge'), sql`count(*)`.as('n'), sql`sum(r.amount_cents)`.as('cents'),
     ])
     // By output name: PostgreSQL does not see `case … $1 …` and `case … $2 …` as one expression.
-    .groupBy(sql`bucket`);
-  if (!query.groupBy) return (await totals.execute()) as AggregateRow[];
+    .groupBy([sql`bucket`, sql`edge`]);
+  if (!query.groupBy) return (await totals.unionAll(zone).execute()) as AggregateRow[];
   const g = grouped(filtered(db, workspaceId, source, query), source, query.groupBy);
   const groups = g.qb
     .select([
       sql.lit('group').as('part'), sql`${g.key}`.as('group_key'), sql`${g.label}`.as('group_label'),
-      bucket.as('bucket'), sql`${g.count}`.as('n'), sql`${g.cents}`.as('cents'),
+      bucket.as('bucket'), edge.as('edge'), sql`${g.count}`.as('n'), sql`${g.cents}`.as('cents'),
     ])
-    .groupBy([sql`group_key`, sql`group_label`, sql`bucket`]);
-  return (await totals.unionAll(groups).execute()) as AggregateRow[];
+    .groupBy([sql`group_key`, sql`group_label`, sql`bucket`, sql`edge`]);
+  return (await totals.unionAll(groups).unionAll(zone).execute()) as AggregateRow[];
 }
 
 type Buckets = Map<string, { count: bigint; cents: bigint }>;
@@ -165,21 +209,43 @@ interface Group {
   readonly buckets: Buckets;
 }
 
-/** Groups the aggregate rows: the overall buckets, and the buckets of each group. */
-function collect(rows: readonly AggregateRow[]): { totals: Buckets; groups: Group[] } {
+/** The workspace's today, from the statement's `zone` row; within T−1 … T+1 of the UTC date T. */
+function readWorkspaceToday(ctx: OperationContext, rows: readonly AggregateRow[]): string {
+  const zone = rows.find((row) => row.part === 'zone')?.group_key ?? DEFAULT_TIME_ZONE;
+  const today = dateInZone(ctx.now(), zone);
+  const edges = readEdges(ctx);
+  const day = dayNumber(today);
+  if (!(day >= dayNumber(edges.first) && day <= dayNumber(edges.last) + 1)) throw new Error('aggregates: the workspace\'s today is more than a day from the UTC date');
+  return today;
+}
+
+/** A row's status bucket: a pending title due on an edge day is overdue when due before the workspace's today. */
+function resolveBucket(row: AggregateRow, today: string): string {
+  const bucket = String(row.bucket);
+  if (row.edge === null) return bucket;
+  return isOverdue(bucket, String(row.edge), today) ? OVERDUE : bucket;
+}
+
+/**
+ * Groups the aggregate rows: the overall buckets, and the buckets of each group. A title's buckets
+ * are disjoint here (`overdue` and the rest of `pending` apart); the answer adds them up.
+ */
+function collect(rows: readonly AggregateRow[], today: string): { totals: Buckets; groups: Group[] } {
   const totals: Buckets = new Map();
   const groups = new Map<string, Group>();
   for (const row of rows) {
+    if (row.part === 'zone') continue;
     const count = BigInt(String(row.n));
     const cents = BigInt(String(row.cents ?? 0));
+    const bucketName = resolveBucket(row, today);
     if (row.part === 'total') {
-      addTo(totals, row.bucket, count, cents);
+      addTo(totals, bucketName, count, cents);
       continue;
     }
     const id = row.group_key === null ? '\u0000null' : String(row.group_key);
     const group = groups.get(id) ?? { key: row.group_key === null ? null : String(row.group_key), label: row.group_label ?? null, buckets: new Map() };
     groups.set(id, group);
-    addTo(group.buckets, row.bucket, count, cents);
+    addTo(group.buckets, bucketName, count, cents);
   }
   return { totals, groups: [...groups.values()] };
 }
@@ -201,11 +267,16 @@ function mergeBuckets(groups: readonly Group[]): Buckets {
   return merged;
 }
 
-/** Largest `rank` first; ties by key (null last) so the order is stable across databases. */
-function rankGroups(groups: Group[], rank: (g: Group) => bigint): Group[] {
+/**
+ * Largest `rank` first, then largest `then` (a title's total); equal in both, by key (null last),
+ * so the order is stable across databases.
+ */
+function rankGroups(groups: Group[], rank: (g: Group) => bigint, then: (g: Group) => bigint): Group[] {
   return groups.sort((a, b) => {
     const diff = rank(b) - rank(a);
     if (diff !== 0n) return diff > 0n ? 1 : -1;
+    const next = then(b) - then(a);
+    if (next !== 0n) return next > 0n ? 1 : -1;
     if (a.key === b.key) return 0;
     if (a.key === null) return 1;
     if (b.key === null) return -1;
@@ -213,16 +284,33 @@ function rankGroups(groups: Group[], rank: (g: Group) => bigint): Group[] {
   });
 }
 
+/**
+ * How many ranked groups are listed: `top`, and past it every group tied with the last one listed
+ * on the ranked amount, so a cut never splits a tie. Groups with none of the ranked amount are
+ * ordered by total and are not a tie (else `top` would list every group with nothing pending).
+ */
+function countShown(ranked: readonly Group[], top: number, rank: (g: Group) => bigint): number {
+  const last = ranked[top - 1];
+  if (last === undefined) return ranked.length;
+  const value = rank(last);
+  let shown = top;
+  while (value !== 0n && shown < ranked.length && rank(ranked[shown] as Group) === value) shown += 1;
+  return shown;
+}
+
 interface Shape {
   readonly rank: (g: Group) => bigint;
+  /** The order among groups of the same rank. */
+  readonly then: (g: Group) => bigint;
   readonly totals: (buckets: Buckets) => Record<string, unknown>;
 }
 
-function answer(rows: readonly AggregateRow[], query: AggregateQuery, shape: Shape): Record<string, unknown> {
-  const { totals, groups } = collect(rows);
-  const ranked = rankGroups(groups, shape.rank);
-  const shown = ranked.slice(0, query.top);
-  const rest = ranked.slice(query.top);
+function answer(rows: readonly AggregateRow[], query: AggregateQuery, shape: Shape, today: string): Record<string, unknown> {
+  const { totals, groups } = collect(rows, today);
+  const ranked = rankGroups(groups, shape.rank, shape.then);
+  const cut = countShown(ranked, query.top, shape.rank);
+  const shown = ranked.slice(0, cut);
+  const rest = ranked.slice(cut);
   return {
     totals: shape.totals(totals),
     group_by: query.groupBy,
@@ -231,13 +319,28 @@ function answer(rows: readonly AggregateRow[], query: AggregateQuery, shape: Sha
   };
 }
 
-function titleShape(settled: 'paid' | 'received'): Shape {
+/**
+ * The stored buckets each answered name adds up: `pending` is every pending title, `overdue` the
+ * part of them due before today; `total` is every title.
+ */
+function titleBuckets(settled: 'paid' | 'received'): ReadonlyMap<string, readonly string[] | undefined> {
+  return new Map<string, readonly string[] | undefined>([
+    ['pending', [OPEN_STATUS, OVERDUE]], ['overdue', [OVERDUE]], [settled, [settled]], ['cancelled', ['cancelled']], ['total', undefined],
+  ]);
+}
+
+function titleShape(settled: 'paid' | 'received', rankBy: RankBy = 'pending'): Shape {
+  const names = titleBuckets(settled);
+  // The contract lists only this kind's settled status; anything else is a programming error.
+  if (!names.has(rankBy)) throw new Error(`aggregates: cannot rank ${settled === 'paid' ? 'payables' : 'receivables'} by ${rankBy}`);
+  const ranked = names.get(rankBy);
   const bucketJson = (buckets: Buckets, name: string) => {
-    const value = buckets.get(name) ?? { count: 0n, cents: 0n };
+    const value = sumBuckets(buckets, names.get(name));
     return { count: Number(value.count), total: formatCents(value.cents) };
   };
   return {
-    rank: (g) => sumBuckets(g.buckets).cents,
+    rank: (g) => sumBuckets(g.buckets, ranked).cents,
+    then: (g) => sumBuckets(g.buckets).cents,
     totals: (buckets) => {
       const all = sumBuckets(buckets);
       return {
@@ -251,6 +354,7 @@ function titleShape(settled: 'paid' | 'received'): Shape {
 
 const TRANSACTION_SHAPE: Shape = {
   rank: (g) => sumBuckets(g.buckets).cents,
+  then: () => 0n,
   totals: (buckets) => {
     const credit = sumBuckets(buckets, ['credit']);
     const debit = sumBuckets(buckets, ['debit']);
@@ -261,17 +365,20 @@ const TRANSACTION_SHAPE: Shape = {
   },
 };
 
+/** A title aggregate: the totals, the groups ranked by `rank_by` (default the pending amount), and the workspace's `today`. */
+async function aggregateTitles(ctx: OperationContext, input: OperationInput, kind: TitleKind, settled: 'paid' | 'received'): Promise<{ body: Record<string, unknown> }> {
+  const query = readAggregateQuery(input);
+  const rows = await runAggregate(ctx, titleSource(kind), query);
+  const today = readWorkspaceToday(ctx, rows);
+  return { body: { ...answer(rows, query, titleShape(settled, query.rankBy), today), today } };
+}
+
 export const handlers = defineOperations({
-  'payables.aggregates': async (ctx, input) => {
-    const query = readAggregateQuery(input);
-    return { body: answer(await runAggregate(ctx, titleSource('payable'), query), query, titleShape('paid')) };
-  },
-  'receivables.aggregates': async (ctx, input) => {
-    const query = readAggregateQuery(input);
-    return { body: answer(await runAggregate(ctx, titleSource('receivable'), query), query, titleShape('received')) };
-  },
+  'payables.aggregates': (ctx, input) => aggregateTitles(ctx, input, 'payable', 'paid'),
+  'receivables.aggregates': (ctx, input) => aggregateTitles(ctx, input, 'receivable', 'received'),
   'transactions.aggregates': async (ctx, input) => {
     const query = readAggregateQuery(input);
-    return { body: answer(await runAggregate(ctx, TRANSACTIONS, query), query, TRANSACTION_SHAPE) };
+    const rows = await runAggregate(ctx, TRANSACTIONS, query);
+    return { body: answer(rows, query, TRANSACTION_SHAPE, readWorkspaceToday(ctx, rows)) };
   },
 });

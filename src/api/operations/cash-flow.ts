@@ -1,12 +1,13 @@
 /**
  * cash_flow.get: money in and out per day, week or month (docs/domain.md#cash-flow). Realised
  * amounts are transactions; projected amounts are open titles by due date from "today" on;
- * open titles due before today are overdue, reported apart. "Today" is the date in the call's
- * `tz` (default the workspace's), so the same clock can give two answers in two zones. Two
- * aggregate queries (transactions by day, open titles by day) feed the buckets; no row list is
- * read. Amounts are integer cents (BigInt) until formatted. Days are day numbers
- * (src/api/dates.ts), never compared as strings, so the calendar's last day ends the walk; the
- * window's span is the contract's (x-kobana-bounds), at most 367 buckets.
+ * open titles due before today are overdue (src/api/rules/title-status.ts), reported apart.
+ * "Today" is the date on the operation's clock in the call's `tz` (default the workspace's, as
+ * everywhere), so the same clock can give two answers in two zones. Two aggregate queries
+ * (transactions by day, open titles by day) feed the buckets; no row list is read. Amounts are
+ * integer cents (BigInt) until formatted. Days are day numbers (src/api/dates.ts), never compared
+ * as strings, so the calendar's last day ends the walk; the window's span is the contract's
+ * (x-kobana-bounds), at most 367 buckets.
  */
 import { sql, type Kysely } from 'kysely';
 import type { OperationContext } from '../context.js';
@@ -16,28 +17,13 @@ import { formatCents } from '../money.js';
 import { findInWorkspace, requireWorkspace } from '../records.js';
 import type { AnySelect } from '../list.js';
 import { checkSpan } from '../bounds.js';
-import { dayNumber, LAST_DAY, toDate, weekday } from '../dates.js';
+import { dayNumber, isTimeZone, LAST_DAY, toDate, weekday } from '../dates.js';
+import { OPEN_STATUS, overdueCondition, readWorkspaceTimeZone, todayIn } from '../rules/title-status.js';
 import type { DateSpanBound } from '../../runtime/types.js';
 
 type Granularity = 'day' | 'week' | 'month';
 
 const DEFAULT_DAYS = 30;
-
-/** The date (`YYYY-MM-DD`) of `instant` in time zone `tz`. */
-function dateInZone(instant: Date, tz: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
-  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')}`;
-}
-
-function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-CA', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The last day of the bucket that starts on day `start` (before clipping to `to`). */
 function bucketEnd(start: number, granularity: Granularity): number {
@@ -91,15 +77,14 @@ function readSpan(ctx: OperationContext): DateSpanBound {
 }
 
 async function readWindow(ctx: OperationContext, query: Readonly<Record<string, unknown>>): Promise<Window> {
-  const workspaceId = requireWorkspace(ctx);
   let tz = readDate(query['tz']);
   if (tz === undefined) {
-    const row = await ctx.db.selectFrom('workspaces').select('timezone').where('id', '=', workspaceId).executeTakeFirst();
-    tz = row?.timezone ?? 'America/Sao_Paulo';
+    tz = await readWorkspaceTimeZone(ctx);
   } else if (!isTimeZone(tz)) {
     throw validationError([{ path: 'tz', message: 'must be an IANA time zone such as America/Sao_Paulo' }]);
   }
-  const today = dateInZone(ctx.now(), tz);
+  // The workspace's today (title-status.ts), or the same clock's date in the zone the call names.
+  const today = todayIn(ctx, tz);
   const from = readDate(query['from']) ?? today;
   // The default window stops at the calendar's last day.
   const to = readDate(query['to']) ?? toDate(Math.min(dayNumber(from) + DEFAULT_DAYS, LAST_DAY));
@@ -139,12 +124,12 @@ async function sumTransactions(db: Kysely<any>, workspaceId: string, w: Window):
  * today to the day before `from` (a window that starts in the future opens with them projected).
  */
 async function sumOpenTitles(db: Kysely<any>, workspaceId: string, w: Window): Promise<DayRow[]> {
-  let qb: AnySelect = db.selectFrom('titles as o').where('o.workspace_id', '=', workspaceId).where('o.status', '=', 'pending');
+  let qb: AnySelect = db.selectFrom('titles as o').where('o.workspace_id', '=', workspaceId).where('o.status', '=', OPEN_STATUS);
   qb = qb.where((eb) => eb.or([eb('o.due_date', '<=', w.to), eb('o.due_date', '<', w.today)]));
   if (w.accountId) qb = qb.where('o.financial_account_id', '=', w.accountId);
   return (await qb
     .select([
-      sql<string>`case when o.due_date < ${w.today} then ${OVERDUE} when o.due_date < ${w.from} then ${BEFORE} else o.due_date end`.as('day'),
+      sql<string>`case when ${overdueCondition(w.today, 'o')} then ${OVERDUE} when o.due_date < ${w.from} then ${BEFORE} else o.due_date end`.as('day'),
       sql<string>`o.kind`.as('side'), sql`count(*)`.as('n'), sql`sum(o.amount_cents)`.as('cents'),
     ])
     .groupBy([sql`day`, sql`side`])

@@ -1,7 +1,7 @@
 /**
  * The JSON shape of payables and receivables (spec schemas `Payable`/`Receivable`) and their
  * list vocabulary: one `titles` table told apart by `kind`. Money as two-place strings,
- * `overdue` against the operation's clock, apportionment and `attachments_count` loaded in one
+ * `overdue` as title-status.ts defines it (the workspace's today), apportionment and `attachments_count` loaded in one
  * query per page, and one title with both in a single query. Writes are titles.ts's and settlement.ts's.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -16,6 +16,7 @@ import { auditJson, findInWorkspace, requireWorkspace } from '../records.js';
 import { isUuid } from '../../runtime/values.js';
 import { loadAllocations, toAllocationJson, type AllocationJson } from './allocations.js';
 import { countAttachments } from './attachment-links.js';
+import { DEFAULT_TIME_ZONE, isOverdue, overdueCondition, readToday, todayIn } from './title-status.js';
 
 export type TitleKind = 'payable' | 'receivable';
 
@@ -37,11 +38,6 @@ export const RECEIVABLES: TitleVocabulary = {
   kind: 'receivable', resource: 'receivables', label: 'Receivable', settledStatus: 'received', categoryType: 'credit', centerPolarity: 'revenue', transactionType: 'credit',
 };
 
-/** Today's date (UTC) on the operation's clock; "overdue" compares due dates against it. */
-export function readToday(ctx: OperationContext): string {
-  return ctx.now().toISOString().slice(0, 10);
-}
-
 function toTitleJson(row: Selectable<TitlesTable>, allocations: readonly AllocationJson[], attachmentsCount: number, today: string): Record<string, unknown> {
   return {
     id: row.id,
@@ -62,16 +58,16 @@ function toTitleJson(row: Selectable<TitlesTable>, allocations: readonly Allocat
     transaction_id: row.transaction_id,
     cost_center_allocations: allocations,
     attachments_count: attachmentsCount,
-    overdue: row.status === 'pending' && row.due_date < today,
+    overdue: isOverdue(row.status, row.due_date, today),
     ...auditJson(row),
     version: Number(row.version),
   };
 }
 
-export async function toTitleJsonBatch(ctx: OperationContext, kind: TitleKind, rows: readonly Selectable<TitlesTable>[]): Promise<Record<string, unknown>[]> {
+/** A page of titles as JSON; `today` is the workspace's (readToday), read once per call. */
+export async function toTitleJsonBatch(ctx: OperationContext, kind: TitleKind, rows: readonly Selectable<TitlesTable>[], today: string): Promise<Record<string, unknown>[]> {
   const ids = rows.map((r) => r.id);
   const [allocations, attachments] = await Promise.all([loadAllocations(ctx, kind, ids), countAttachments(ctx, kind, ids)]);
-  const today = readToday(ctx);
   return rows.map((row) => toTitleJson(row, allocations.get(row.id) ?? [], attachments.get(row.id) ?? 0, today));
 }
 
@@ -92,6 +88,8 @@ const readTitleRows = prepareQuery(['workspaceId', 'id', 'kind'], (db: Kysely<Da
       eb.selectFrom('attachment_links as l').select(sql<number | string>`count(*)`.as('n'))
         .whereRef('l.workspace_id', '=', 't.workspace_id').where('l.parent_type', '=', kind).whereRef('l.parent_id', '=', 't.id')
         .as('attachments_count'),
+      // The workspace's time zone, so `overdue` is read against its today in this same query.
+      eb.selectFrom('workspaces as w').select('w.timezone').whereRef('w.id', '=', 't.workspace_id').as('workspace_timezone'),
     ])
     .where('t.workspace_id', '=', slot.workspaceId).where('t.id', '=', slot.id).where('t.kind', '=', kind)
     .orderBy('a.position');
@@ -100,7 +98,7 @@ const readTitleRows = prepareQuery(['workspaceId', 'id', 'kind'], (db: Kysely<Da
 /**
  * One title as JSON in one query (a get reads nothing else): the row, joined to its
  * apportionment (one row per share, in position order; none: one row of nulls), with the
- * attachment count as a correlated subquery. NOT_FOUND when not a title of this kind in the workspace.
+ * attachment count and the workspace's time zone as correlated subqueries. NOT_FOUND when not a title of this kind in the workspace.
  */
 export async function readTitleJson(ctx: OperationContext, vocabulary: TitleVocabulary, id: string | undefined): Promise<Record<string, unknown>> {
   const workspaceId = requireWorkspace(ctx);
@@ -112,8 +110,8 @@ export async function readTitleJson(ctx: OperationContext, vocabulary: TitleVoca
   const shares = rows.flatMap((r) => (r.share_cost_center_id === null || r.share_amount_cents === null ? [] : [toAllocationJson({
     cost_center_id: r.share_cost_center_id, percentage: r.share_percentage, amount_cents: r.share_amount_cents,
   })]));
-  const { share_cost_center_id: _center, share_percentage: _percentage, share_amount_cents: _amount, attachments_count: count, ...title } = first;
-  return toTitleJson(title, shares, Number(count ?? 0), readToday(ctx));
+  const { share_cost_center_id: _center, share_percentage: _percentage, share_amount_cents: _amount, attachments_count: count, workspace_timezone: tz, ...title } = first;
+  return toTitleJson(title, shares, Number(count ?? 0), todayIn(ctx, tz ?? DEFAULT_TIME_ZONE));
 }
 
 function readBooleanFilter(value: unknown): boolean {
@@ -122,9 +120,9 @@ function readBooleanFilter(value: unknown): boolean {
   throw validationError([{ path: 'filters.overdue', message: 'must be true or false' }]);
 }
 
-/** The list definition depends on the clock (the `overdue` filter), so it is built per call. */
-export function buildTitleListDefinition(ctx: OperationContext, vocabulary: TitleVocabulary): ListDefinition<'titles'> {
-  const today = readToday(ctx);
+/** The list definition depends on the workspace's today (the `overdue` filter and field), so it is built per call. */
+export async function buildTitleListDefinition(ctx: OperationContext, vocabulary: TitleVocabulary): Promise<ListDefinition<'titles'>> {
+  const today = await readToday(ctx);
   return {
     table: 'titles',
     resourceLabel: vocabulary.label,
@@ -136,10 +134,10 @@ export function buildTitleListDefinition(ctx: OperationContext, vocabulary: Titl
     baseWhere: (qb: AnySelect) => qb.where('kind', '=', vocabulary.kind),
     customFilters: {
       overdue: (qb: AnySelect, _operator: FilterOperator, value: unknown) => {
-        const overdue = sql<boolean>`(status = 'pending' and due_date < ${today})`;
+        const overdue = overdueCondition(today);
         return readBooleanFilter(value) ? qb.where(overdue) : qb.where(sql<boolean>`not ${overdue}`);
       },
     },
-    toJson: (rows) => toTitleJsonBatch(ctx, vocabulary.kind, rows),
+    toJson: (rows) => toTitleJsonBatch(ctx, vocabulary.kind, rows, today),
   };
 }

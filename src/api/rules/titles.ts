@@ -31,7 +31,7 @@ function readNullableText(value: unknown): string | null | undefined {
 
 function buildList(vocabulary: TitleVocabulary): OperationHandler {
   return async (ctx, input) => ({
-    body: await listRecords(ctx, input.list, readListSpec(ctx), buildTitleListDefinition(ctx, vocabulary)),
+    body: await listRecords(ctx, input.list, readListSpec(ctx), await buildTitleListDefinition(ctx, vocabulary)),
   });
 }
 

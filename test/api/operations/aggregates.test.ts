@@ -1,10 +1,14 @@
 /**
  * payables/receivables/transactions.aggregates (issue 20, "Done when": aggregates equal the sums
- * over the full list for every filter and grouping, and each call is one query). A fast-check
- * property draws filters and a grouping from the demo data, asks the aggregate endpoint over REST
- * and recomputes the answer from the full list (every page of `GET /v1/<resource>`): totals by
- * status/type, the groups (by key, ranked), the top-N and the summed rest. Runs on SQLite and,
- * with DATABASE_URL, on PostgreSQL.
+ * over the full list for every filter and grouping, and each call is one query; issue 27 item 1:
+ * one status vocabulary). A fast-check property draws filters, a grouping and a ranking from the
+ * demo data, asks the aggregate endpoint over REST and recomputes the answer from the full list
+ * (every page of `GET /v1/<resource>`): totals by status/type — a title's status as the list
+ * answers it, `pending` every pending title and `overdue` the part of them the list marks
+ * `overdue` — the groups (by key, ranked by the pending amount unless `rank_by`, then total), the
+ * top-N with the groups tied at the cut, and the summed rest. Runs on SQLite and, with
+ * DATABASE_URL, on PostgreSQL. test/api/operations/aggregates-list-filters.test.ts asks the list
+ * itself with the same filters, pins "today" in São Paulo and checks a tie at the cut.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -41,6 +45,7 @@ interface Filters {
   financial_account_id?: string;
   group_by?: Dimension;
   top?: number;
+  rank_by?: string;
 }
 
 const cents = (money: string): bigint => {
@@ -67,8 +72,17 @@ function matches(row: Row, f: Filters): boolean {
     && (!f.cost_center_id || row.allocations.some((a) => a.cost_center_id === f.cost_center_id));
 }
 
+/**
+ * The stored buckets a name adds up: a title's `pending` is every pending title (the list's
+ * `status: pending`), `overdue` the part of them the list marks overdue; `total` everything.
+ */
+const TITLE_NAMES: Record<string, readonly string[] | undefined> = {
+  pending: ['pending', 'overdue'], overdue: ['overdue'], paid: ['paid'], received: ['received'], cancelled: ['cancelled'], total: undefined,
+};
+const sumOf = (t: Totals, names?: readonly string[]) => [...t.entries()].filter(([b]) => !names || names.includes(b)).reduce((s, [, v]) => s + v.cents, 0n);
+
 /** The expected answer, computed from the rows of the full list. */
-function expected(rows: readonly Row[], f: Filters, json: (t: Totals) => object): object {
+function expected(rows: readonly Row[], f: Filters, json: (t: Totals) => object, titles: boolean): object {
   const selected = rows.filter((r) => matches(r, f));
   const totals: Totals = new Map();
   for (const r of selected) add(totals, r.bucket, r.cents);
@@ -87,16 +101,22 @@ function expected(rows: readonly Row[], f: Filters, json: (t: Totals) => object)
       }
     }
   }
-  const sum = (t: Totals) => [...t.values()].reduce((s, v) => s + v.cents, 0n);
+  // Titles: by the `rank_by` amount (default pending), then total; transactions: by credit + debit.
+  const rank = (t: Totals) => sumOf(t, titles ? TITLE_NAMES[f.rank_by ?? 'pending'] : undefined);
   const ranked = [...groups.entries()].sort(([ka, a], [kb, b]) => {
-    const d = sum(b) - sum(a);
+    const d = rank(b) - rank(a);
     if (d !== 0n) return d > 0n ? 1 : -1;
+    const t = sumOf(b) - sumOf(a);
+    if (t !== 0n) return t > 0n ? 1 : -1;
     if (ka === kb) return 0;
     if (ka === null) return 1;
     if (kb === null) return -1;
     return ka < kb ? -1 : 1;
   });
-  const top = f.top ?? 10;
+  // A cut never splits a tie on a non-zero ranked amount: the tied groups after the `top`-th are listed too.
+  let top = Math.min(f.top ?? 10, ranked.length);
+  const cutValue = top > 0 ? rank(ranked[top - 1]![1]) : 0n;
+  while (cutValue !== 0n && top < ranked.length && rank(ranked[top]![1]) === cutValue) top += 1;
   const rest = ranked.slice(top);
   const restTotals: Totals = new Map();
   for (const [, t] of rest) for (const [b, v] of t) add(restTotals, b, v.cents, v.count);
@@ -110,7 +130,10 @@ function expected(rows: readonly Row[], f: Filters, json: (t: Totals) => object)
 
 function titleJson(settled: string) {
   return (t: Totals) => {
-    const b = (name: string) => ({ count: t.get(name)?.count ?? 0, total: money(t.get(name)?.cents ?? 0n) });
+    const b = (name: string) => {
+      const parts = [...t.entries()].filter(([bucket]) => TITLE_NAMES[name]!.includes(bucket));
+      return { count: parts.reduce((s, [, v]) => s + v.count, 0), total: money(parts.reduce((s, [, v]) => s + v.cents, 0n)) };
+    };
     const all = [...t.values()];
     return {
       count: all.reduce((s, v) => s + v.count, 0), total: money(all.reduce((s, v) => s + v.cents, 0n)),
@@ -170,7 +193,7 @@ describe(`*.aggregates equal the sums over the full list (${process.env.DATABASE
 
   const query = (f: Filters) => Object.entries(f).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&');
 
-  function filtersFrom(rows: readonly Row[], withGroup: fc.Arbitrary<Dimension | undefined>): fc.Arbitrary<Filters> {
+  function filtersFrom(rows: readonly Row[], withGroup: fc.Arbitrary<Dimension | undefined>, rankings: readonly string[]): fc.Arbitrary<Filters> {
     const pick = <T>(values: T[]) => (values.length === 0 ? fc.constant(undefined) : fc.option(fc.constantFrom(...values), { nil: undefined, freq: 2 }));
     const unique = <T>(values: (T | null)[]) => [...new Set(values.filter((v): v is T => v !== null))];
     const dates = unique(rows.map((r) => r.date)).sort();
@@ -182,6 +205,7 @@ describe(`*.aggregates equal the sums over the full list (${process.env.DATABASE
       financial_account_id: pick(unique(rows.map((r) => r.financial_account_id))),
       group_by: withGroup,
       top: fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }),
+      rank_by: rankings.length === 0 ? fc.constant(undefined) : fc.option(fc.constantFrom(...rankings), { nil: undefined }),
     }, { requiredKeys: [] }).map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as Filters);
   }
 
@@ -195,21 +219,30 @@ describe(`*.aggregates equal the sums over the full list (${process.env.DATABASE
     for (const dimension of [undefined, ...DIMENSIONS]) {
       it(`${c.resource}.aggregates${dimension ? ` by ${dimension}` : ''}: equal to the sums over the full list for generated filters`, async () => {
         const records = await fetchAll(c.resource);
+        // A title's bucket is what the list says of it: its status, and `overdue` when the list marks it so.
         const rows = toRows(records, c.date, c.settled === null
           ? (r) => r.type
-          : (r) => (r.status === 'pending' && r.due_date < today ? 'overdue' : r.status));
+          : (r) => (r.overdue === true ? 'overdue' : r.status));
         expect(rows.length).to.be.greaterThan(10);
+        if (c.settled !== null) expect(rows.some((r) => r.bucket === 'overdue'), 'the demo data has overdue titles').to.equal(true);
         const json = c.settled === null ? transactionJson : titleJson(c.settled);
+        const rankings = c.settled === null ? [] : ['pending', 'overdue', c.settled, 'cancelled', 'total'];
         // The unfiltered call first: it must see every record of the list.
         const all = await api.call('GET', `/v1/${c.resource}/aggregates${dimension ? `?group_by=${dimension}&top=50` : ''}`, { workspace: M });
         expect(all.status, JSON.stringify(all.body)).to.equal(200);
         expect(all.body.totals.count).to.equal(rows.length);
-        await fc.assert(fc.asyncProperty(filtersFrom(rows, fc.constant(dimension)), async (f) => {
+        if (c.settled !== null) {
+          // The aggregate's today is the list's: overdue exactly when pending and due before it.
+          const today = all.body.today as string;
+          expect(records.every((r) => r.overdue === (r.status === 'pending' && r.due_date < today)), `today ${today}`).to.equal(true);
+        }
+        await fc.assert(fc.asyncProperty(filtersFrom(rows, fc.constant(dimension), rankings), async (f) => {
           const res = await api.call('GET', `/v1/${c.resource}/aggregates?${query(f)}`, { workspace: M });
           expect(res.status, JSON.stringify(res.body)).to.equal(200);
-          // Labels are names of the grouped records (checked below), not part of the sum.
-          const got = { ...res.body, groups: res.body.groups.map((g: any) => ({ key: g.key, totals: g.totals })) };
-          expect(got).to.deep.equal(expected(rows, f, json));
+          // Labels are names of the grouped records (checked below), not part of the sum; `today` is checked above.
+          const { today: _today, ...body } = res.body;
+          const got = { ...body, groups: res.body.groups.map((g: any) => ({ key: g.key, totals: g.totals })) };
+          expect(got).to.deep.equal(expected(rows, f, json, c.settled !== null));
           for (const g of res.body.groups as any[]) {
             if (f.group_by === 'month') expect(g.label).to.equal(g.key);
             else expect(g.label === null).to.equal(g.key === null);

@@ -1,7 +1,8 @@
 /**
  * Calendar arithmetic for prompt arguments and their completions: `YYYY-MM` months and ISO
- * 8601 `YYYY-Www` weeks, in UTC, as plain strings. Pure functions; no time zone of the person
- * is known to the server, so "today" is the UTC date.
+ * 8601 `YYYY-Www` weeks, in UTC, as plain strings. Pure functions. A prompt's "today" is its
+ * workspace's date (provider.ts), given here as midnight UTC of that date; a completion, which
+ * may know no workspace yet, suggests around the UTC date.
  */
 
 const MONTH_PATTERN = /^(\d{4})-(0[1-9]|1[0-2])$/;

@@ -3,7 +3,7 @@
  * the caller may run and builds a prompt's messages from checked arguments. An unknown or
  * unreachable prompt is `null` (the mcp layer answers -32602); bad arguments throw -32602.
  */
-import type { Caller } from '../../../api/index.js';
+import { readWorkspaceDate, type Caller } from '../../../api/index.js';
 import type { MethodContext, PromptProvider } from '../../methods/index.js';
 import { findToolOperation, type FinanceFeatureDeps } from '../resources/deps.js';
 import { addEraTitle } from '../resources/provider.js';
@@ -12,7 +12,10 @@ import { PROMPTS, type PromptDefinition } from './catalog.js';
 import { clockDate, systemClock, type Clock } from '../../../runtime/clock.js';
 
 export interface PromptProviderOptions {
-  /** The services' clock (src/runtime/clock.ts): the scripts' "today" and default dates; default the system clock. */
+  /**
+   * The services' clock (src/runtime/clock.ts): the scripts' "today" (the date in the prompt's
+   * workspace's time zone, as the lists' `overdue` reads it) and default dates; default the system clock.
+   */
   readonly clock?: Clock;
 }
 
@@ -43,7 +46,9 @@ export function createPromptProvider(deps: FinanceFeatureDeps, options: PromptPr
       const prompt = listReachablePrompts(deps, ctx.caller).find((candidate) => candidate.name === name);
       if (prompt === undefined) return null;
       const args = await resolvePromptArguments(deps.db, ctx.caller, prompt.arguments, given);
-      const messages = prompt.build({ args, today: clockDate(clock), can: (tool) => canRunTool(deps, ctx.caller, tool) });
+      // The workspace's date (docs/domain.md#status-and-today) as midnight UTC, the calendar's unit.
+      const today = new Date(`${await readWorkspaceDate(deps.db, args.workspace.id, clockDate(clock))}T00:00:00Z`);
+      const messages = prompt.build({ args, today, can: (tool) => canRunTool(deps, ctx.caller, tool) });
       return { description: prompt.description, messages };
     },
   };

@@ -14,6 +14,7 @@ export interface PromptMessage {
 
 export interface ScriptContext {
   readonly args: ResolvedArguments;
+  /** The workspace's date (its time zone), as midnight UTC of that date. */
   readonly today: Date;
   /** Whether the tool exists and this caller may run it. */
   can(tool: string): boolean;

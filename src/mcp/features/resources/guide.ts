@@ -46,7 +46,8 @@ reaches only one. \`workspace_required\` means: choose one from \`details.worksp
 - Money is a decimal string in BRL with two places: \`"1234.56"\`. Send amounts the same way
   (a string is safest). Never add amounts as floating point numbers; add cents.
 - Dates are \`YYYY-MM-DD\`; timestamps are ISO 8601 in UTC. "Overdue" means pending with a
-  \`due_date\` before today.
+  \`due_date\` before today, the date in the workspace's time zone; overdue titles are pending
+  too (an aggregate's \`pending\` includes its \`overdue\`).
 
 ## Lists: filters, fields, sorting, pages
 - \`filters\` is an object, one key per filterable field, every key must match: a list means any of
