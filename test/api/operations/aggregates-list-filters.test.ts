@@ -23,7 +23,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { DEMO } from '../../helpers/index.js';
 import { createManualClock } from '../../helpers/clock.js';
-import { startRestApp, type RestApp } from '../support/rest-app.js';
+import { okCaller, startRestApp, type RestApp } from '../support/rest-app.js';
 import { loadFixtures } from '../rules/support.js';
 
 const M = DEMO.workspaces.matriz;
@@ -239,11 +239,7 @@ describe(`aggregates: ranked by the pending amount, a tie at the top cut listed 
   const suppliers: Record<string, string> = {};
   before(async () => {
     api = await startRestApp();
-    const ok = async (method: string, path: string, body?: unknown) => {
-      const res = await api.call(method, path, { workspace: M, body });
-      expect(res.status, `${method} ${path} ${JSON.stringify(res.body)}`).to.be.oneOf([200, 201]);
-      return res.body;
-    };
+    const ok = okCaller(api, M, [200, 201]);
     accountId = (await ok('POST', '/v1/accounts', { name: 'Empate (teste)', type: 'checking' })).id;
     for (const name of ['A', 'B', 'C', 'D', 'E']) suppliers[name] = (await ok('POST', '/v1/people', { name: `Fornecedor ${name}`, kind: 'juridical', is_supplier: true })).id;
     const payable = (person: string, amount: string, due: string) => ok('POST', '/v1/payables', { description: 'Empate', amount, due_date: due, person_id: suppliers[person], financial_account_id: accountId });
@@ -304,11 +300,7 @@ describe(`"today" is the workspace's date: pinned at 22:00 in São Paulo (${DATA
   const due: Record<string, string> = {};
   before(async () => {
     api = await startRestApp({ clock });
-    const ok = async (method: string, path: string, body?: unknown) => {
-      const res = await api.call(method, path, { workspace: M, body });
-      expect(res.status, `${method} ${path} ${JSON.stringify(res.body)}`).to.be.oneOf([200, 201]);
-      return res.body;
-    };
+    const ok = okCaller(api, M, [200, 201]);
     const f = await loadFixtures(api.app.services.db, M);
     accountId = (await ok('POST', '/v1/accounts', { name: 'Fuso (teste)', type: 'checking' })).id;
     for (const day of ['2026-03-14', '2026-03-15', '2026-03-16', '2026-03-17']) {

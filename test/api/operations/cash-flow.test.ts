@@ -21,7 +21,7 @@ import type { Caller } from '../../../src/api/context.js';
 import { handlers } from '../../../generated/handlers.gen.js';
 import { routes } from '../../../generated/registry.gen.js';
 import { DEMO } from '../../helpers/index.js';
-import { startRestApp, type RestApp } from '../support/rest-app.js';
+import { okCaller, startRestApp, type RestApp } from '../support/rest-app.js';
 import { loadFixtures } from '../rules/support.js';
 import { createDeadline } from '../../../src/runtime/deadline.js';
 import { systemClock } from '../../../src/runtime/clock.js';
@@ -97,11 +97,7 @@ describe(`cash_flow.get: hand-checked month in two time zones (${process.env.DAT
   before(async () => {
     api = await startRestApp();
     const f = await loadFixtures(api.app.services.db, M);
-    const ok = async (method: string, path: string, body: unknown) => {
-      const res = await api.call(method, path, { workspace: M, body });
-      expect(res.status, `${method} ${path} ${JSON.stringify(res.body)}`).to.be.oneOf([200, 201]);
-      return res.body;
-    };
+    const ok = okCaller(api, M, [200, 201]);
     accountId = (await ok('POST', '/v1/accounts', { name: 'Fluxo de caixa (teste)', type: 'checking' })).id;
     const move = (type: string, amount: string, on: string) => ok('POST', '/v1/transactions', { financial_account_id: accountId, type, amount, occurred_at: on, description: 'Fixture' });
     await move('credit', '1000.00', '2026-02-20');

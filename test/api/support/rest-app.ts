@@ -119,12 +119,17 @@ export async function startRestApp(options: StartTestAppOptions = {}): Promise<R
   };
 }
 
-/** A caller of `api` in `workspace` that expects a 2xx and answers its body (the failing answer in the message). */
+/**
+ * A caller of `api` in `workspace` that expects a 2xx (or exactly one of `statuses`) and answers
+ * its body (the failing answer in the message).
+ */
 // Response JSON is checked field by field in the tests.
-export function okCaller(api: RestApp, workspace: string): (method: string, path: string, body?: unknown) => Promise<any> {
+export function okCaller(api: RestApp, workspace: string, statuses?: readonly number[]): (method: string, path: string, body?: unknown) => Promise<any> {
   return async (method, path, body) => {
     const res = await api.call(method, path, { workspace, ...(body === undefined ? {} : { body }) });
-    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).to.be.within(200, 299);
+    const message = `${method} ${path}: ${JSON.stringify(res.body)}`;
+    if (statuses) expect(res.status, message).to.be.oneOf([...statuses]);
+    else expect(res.status, message).to.be.within(200, 299);
     return res.body;
   };
 }
