@@ -67,7 +67,7 @@ function checkArgumentTexts(tools: readonly ToolDefinition[], models: readonly O
   const byOperationId = new Map(models.map((model) => [model.ref.operationId, model] as const));
   for (const tool of tools) {
     const model = byOperationId.get(tool.operation.operationId);
-    if (!model) continue;
+    if (!model) throw new Error(`argument texts: no model for ${tool.operation.operationId}`);
     for (const argument of undescribedArguments(tool.inputSchema, tool.args)) {
       const said = typeof argument.description === 'string' ? `is described ${JSON.stringify(argument.description)}, which only repeats its name` : 'has no description';
       warnings.push({ rule: 'ARGUMENT_TEXT', file: model.file, pointer: model.pointer,

@@ -3,7 +3,7 @@
  * records a filter selects, optionally split by one dimension, so an agent never pages a list to
  * add amounts itself (docs/domain.md#aggregates). Each call is ONE SQL statement: the overall
  * totals and the per-group totals are two aggregate SELECTs joined by UNION ALL, grouped by
- * (group, status) in the database, with the workspace's time zone as a third part; only those
+ * (group, status) in the database, with the workspace's time zone as a third part for titles; only those
  * rows reach JavaScript, which ranks the groups and sums the ones beyond `top`. Amounts stay
  * integer cents (BigInt) until they are formatted.
  *
@@ -22,7 +22,7 @@ import { requireWorkspace } from '../records.js';
 import type { AnySelect } from '../list.js';
 import type { TitleKind } from '../rules/title-records.js';
 import { dateInZone, dayNumber, toDate } from '../dates.js';
-import { DEFAULT_TIME_ZONE, isOverdue, OPEN_STATUS } from '../rules/title-status.js';
+import { DEFAULT_TIME_ZONE, isOverdue, OPEN_STATUS, overdueCondition } from '../rules/title-status.js';
 
 type Dimension = 'category' | 'cost_center' | 'person' | 'month';
 type ParentType = TitleKind | 'transaction';
@@ -59,7 +59,10 @@ function readAggregateQuery(input: OperationInput): AggregateQuery {
   };
 }
 
-/** The bucket that holds pending titles known to be overdue in every time zone. */
+/**
+ * The bucket of overdue titles: the statement puts there the pending titles overdue in every time
+ * zone (due before T−1); `collect` adds the edge-day ones overdue against the workspace's today.
+ */
 const OVERDUE = 'overdue';
 
 /** The UTC dates around which the workspace's today may fall: T−1 … T+1. */
@@ -70,8 +73,8 @@ interface Edges {
   readonly last: string;
 }
 
-function readEdges(ctx: OperationContext): Edges {
-  const utc = dayNumber(ctx.now().toISOString().slice(0, 10));
+function edgesOf(now: Date): Edges {
+  const utc = dayNumber(now.toISOString().slice(0, 10));
   return { first: toDate(utc - 1), last: toDate(utc) };
 }
 
@@ -85,21 +88,23 @@ interface Source {
   /** A pending title's due date when it is overdue in some zones and not in others (T−1, T); else null. */
   readonly edge: (edges: Edges) => RawBuilder<string | null>;
   readonly baseWhere: (qb: AnySelect) => AnySelect;
+  /** Whether the statement also reads the workspace's time zone (titles: their today; transactions have none). */
+  readonly zoned: boolean;
 }
 
 function titleSource(kind: TitleKind): Source {
   const open = sql.lit(OPEN_STATUS);
   return {
     table: 'titles', parentType: kind, dateColumn: 'due_date',
-    bucket: (e) => sql<string>`case when r.status = ${open} and r.due_date < ${e.first} then ${sql.lit(OVERDUE)} else r.status end`,
+    bucket: (e) => sql<string>`case when ${overdueCondition(e.first, 'r')} then ${sql.lit(OVERDUE)} else r.status end`,
     edge: (e) => sql<string | null>`case when r.status = ${open} and r.due_date >= ${e.first} and r.due_date <= ${e.last} then r.due_date else null end`,
-    baseWhere: (qb) => qb.where('r.kind', '=', kind),
+    baseWhere: (qb) => qb.where('r.kind', '=', kind), zoned: true,
   };
 }
 
 const TRANSACTIONS: Source = {
   table: 'transactions', parentType: 'transaction', dateColumn: 'occurred_at',
-  bucket: () => sql<string>`r.type`, edge: () => sql<string | null>`null`, baseWhere: (qb) => qb,
+  bucket: () => sql<string>`r.type`, edge: () => sql<string | null>`null`, baseWhere: (qb) => qb, zoned: false,
 };
 
 /** The rows the filters select, aliased `r`; every table scoped to the workspace. */
@@ -165,13 +170,12 @@ interface AggregateRow {
 
 /**
  * The one statement of a call: the overall totals by bucket, UNION ALL the totals by (group,
- * bucket), UNION ALL one `zone` row whose `group_key` is the workspace's time zone.
+ * bucket), UNION ALL (titles) one `zone` row whose `group_key` is the workspace's time zone.
  */
-async function runAggregate(ctx: OperationContext, source: Source, query: AggregateQuery): Promise<AggregateRow[]> {
+async function runAggregate(ctx: OperationContext, source: Source, query: AggregateQuery, edges: Edges): Promise<AggregateRow[]> {
   // Table and column names come from the static sources above, never from input.
   const db = ctx.db as unknown as Kysely<any>;
   const workspaceId = requireWorkspace(ctx);
-  const edges = readEdges(ctx);
   const bucket = source.bucket(edges);
   const edge = source.edge(edges);
   const zone = db.selectFrom('workspaces as z').where('z.id', '=', workspaceId).select([
@@ -185,15 +189,18 @@ async function runAggregate(ctx: OperationContext, source: Source, query: Aggreg
     ])
     // By output name: PostgreSQL does not see `case … $1 …` and `case … $2 …` as one expression.
     .groupBy([sql`bucket`, sql`edge`]);
-  if (!query.groupBy) return (await totals.unionAll(zone).execute()) as AggregateRow[];
-  const g = grouped(filtered(db, workspaceId, source, query), source, query.groupBy);
-  const groups = g.qb
-    .select([
-      sql.lit('group').as('part'), sql`${g.key}`.as('group_key'), sql`${g.label}`.as('group_label'),
-      bucket.as('bucket'), edge.as('edge'), sql`${g.count}`.as('n'), sql`${g.cents}`.as('cents'),
-    ])
-    .groupBy([sql`group_key`, sql`group_label`, sql`bucket`, sql`edge`]);
-  return (await totals.unionAll(groups).unionAll(zone).execute()) as AggregateRow[];
+  let statement: AnySelect = totals;
+  if (query.groupBy) {
+    const g = grouped(filtered(db, workspaceId, source, query), source, query.groupBy);
+    statement = statement.unionAll(g.qb
+      .select([
+        sql.lit('group').as('part'), sql`${g.key}`.as('group_key'), sql`${g.label}`.as('group_label'),
+        bucket.as('bucket'), edge.as('edge'), sql`${g.count}`.as('n'), sql`${g.cents}`.as('cents'),
+      ])
+      .groupBy([sql`group_key`, sql`group_label`, sql`bucket`, sql`edge`]));
+  }
+  if (source.zoned) statement = statement.unionAll(zone);
+  return (await statement.execute()) as AggregateRow[];
 }
 
 type Buckets = Map<string, { count: bigint; cents: bigint }>;
@@ -209,20 +216,25 @@ interface Group {
   readonly buckets: Buckets;
 }
 
-/** The workspace's today, from the statement's `zone` row; within T−1 … T+1 of the UTC date T. */
-function readWorkspaceToday(ctx: OperationContext, rows: readonly AggregateRow[]): string {
+/**
+ * The workspace's today at `now` (the instant the statement's edges were taken from), from the
+ * statement's `zone` row; within T−1 … T+1 of the UTC date T.
+ */
+function readWorkspaceToday(now: Date, edges: Edges, rows: readonly AggregateRow[]): string {
   const zone = rows.find((row) => row.part === 'zone')?.group_key ?? DEFAULT_TIME_ZONE;
-  const today = dateInZone(ctx.now(), zone);
-  const edges = readEdges(ctx);
+  const today = dateInZone(now, zone);
   const day = dayNumber(today);
   if (!(day >= dayNumber(edges.first) && day <= dayNumber(edges.last) + 1)) throw new Error('aggregates: the workspace\'s today is more than a day from the UTC date');
   return today;
 }
 
-/** A row's status bucket: a pending title due on an edge day is overdue when due before the workspace's today. */
-function resolveBucket(row: AggregateRow, today: string): string {
+/**
+ * A row's status bucket: a pending title due on an edge day is overdue when due before the
+ * workspace's today (only title rows have an edge, and only titles have a today).
+ */
+function resolveBucket(row: AggregateRow, today: string | undefined): string {
   const bucket = String(row.bucket);
-  if (row.edge === null) return bucket;
+  if (row.edge === null || today === undefined) return bucket;
   return isOverdue(bucket, String(row.edge), today) ? OVERDUE : bucket;
 }
 
@@ -230,7 +242,7 @@ function resolveBucket(row: AggregateRow, today: string): string {
  * Groups the aggregate rows: the overall buckets, and the buckets of each group. A title's buckets
  * are disjoint here (`overdue` and the rest of `pending` apart); the answer adds them up.
  */
-function collect(rows: readonly AggregateRow[], today: string): { totals: Buckets; groups: Group[] } {
+function collect(rows: readonly AggregateRow[], today: string | undefined): { totals: Buckets; groups: Group[] } {
   const totals: Buckets = new Map();
   const groups = new Map<string, Group>();
   for (const row of rows) {
@@ -305,7 +317,7 @@ interface Shape {
   readonly totals: (buckets: Buckets) => Record<string, unknown>;
 }
 
-function answer(rows: readonly AggregateRow[], query: AggregateQuery, shape: Shape, today: string): Record<string, unknown> {
+function answer(rows: readonly AggregateRow[], query: AggregateQuery, shape: Shape, today?: string): Record<string, unknown> {
   const { totals, groups } = collect(rows, today);
   const ranked = rankGroups(groups, shape.rank, shape.then);
   const cut = countShown(ranked, query.top, shape.rank);
@@ -368,8 +380,11 @@ const TRANSACTION_SHAPE: Shape = {
 /** A title aggregate: the totals, the groups ranked by `rank_by` (default the pending amount), and the workspace's `today`. */
 async function aggregateTitles(ctx: OperationContext, input: OperationInput, kind: TitleKind, settled: 'paid' | 'received'): Promise<{ body: Record<string, unknown> }> {
   const query = readAggregateQuery(input);
-  const rows = await runAggregate(ctx, titleSource(kind), query);
-  const today = readWorkspaceToday(ctx, rows);
+  // One reading of the clock: the statement's edges and the workspace's today come from the same instant.
+  const now = ctx.now();
+  const edges = edgesOf(now);
+  const rows = await runAggregate(ctx, titleSource(kind), query, edges);
+  const today = readWorkspaceToday(now, edges, rows);
   return { body: { ...answer(rows, query, titleShape(settled, query.rankBy), today), today } };
 }
 
@@ -378,7 +393,7 @@ export const handlers = defineOperations({
   'receivables.aggregates': (ctx, input) => aggregateTitles(ctx, input, 'receivable', 'received'),
   'transactions.aggregates': async (ctx, input) => {
     const query = readAggregateQuery(input);
-    const rows = await runAggregate(ctx, TRANSACTIONS, query);
-    return { body: answer(rows, query, TRANSACTION_SHAPE, readWorkspaceToday(ctx, rows)) };
+    const rows = await runAggregate(ctx, TRANSACTIONS, query, edgesOf(ctx.now()));
+    return { body: answer(rows, query, TRANSACTION_SHAPE) };
   },
 });
