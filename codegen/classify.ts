@@ -5,7 +5,8 @@
  * runtime's confirmation guard both read the result from `OperationRef`.
  */
 import type { ConfirmationSpec, HttpMethod, OperationRef } from '../src/runtime/types.js';
-import { parseConfirmTemplate } from '../src/runtime/confirm-template.js';
+import { parseConfirmTemplate, templateArguments } from '../src/runtime/confirm-template.js';
+import { confirmArgumentProblem, type ConfirmArgumentSource } from './confirm-arguments.js';
 import { DESCRIBER_NAMES, describerServes } from '../src/runtime/describers.js';
 import { CodegenError } from './errors.js';
 import { extractAction } from './naming.js';
@@ -22,6 +23,9 @@ export interface PlannedOperation {
   readonly list: unknown;
   /** `x-kobana-confirm` as written. */
   readonly confirm: unknown;
+  /** Its arguments, which `{arg.x}` may name (confirm-arguments.ts). */
+  readonly parameters: ConfirmArgumentSource['parameters'];
+  readonly requestBody: ConfirmArgumentSource['requestBody'];
 }
 
 export interface Classification {
@@ -128,6 +132,10 @@ export function planConfirmation(model: PlannedOperation, all: readonly PlannedO
   const template = raw ?? `${model.title} ${FALLBACK_NAME}?`;
   const parsed = parseConfirmTemplate(template);
   if (typeof parsed === 'string') throw new CodegenError('INVALID_EXTENSION', model.file, at, `the x-kobana-confirm template ${parsed}`);
+  for (const name of templateArguments(parsed)) {
+    const problem = confirmArgumentProblem(model, name);
+    if (problem !== null) throw new CodegenError('INVALID_EXTENSION', model.file, at, `the x-kobana-confirm template of ${model.ref.operationId}: ${problem}`);
+  }
   const target = findTargetRead(model, all);
   if (target) return { template, target: target.ref.operationId };
   if (!kobanaSpec) return null; // a foreign document: the call is refused over MCP, as it cannot be confirmed

@@ -17,8 +17,7 @@ export const operation: OperationDefinition = {
     "destructive": true,
     "idempotent": true,
     "confirmation": {
-      "template": "Undo the reconciliation of {summary}?",
-      "target": "reconciliations.get"
+      "describer": "reconciliation-undo"
     },
     "changes": [
       {
@@ -45,11 +44,34 @@ export const operation: OperationDefinition = {
         ]
       }
     ],
-    "shows": [],
+    "shows": [
+      {
+        "kind": "reconciliations",
+        "permission": "reconciliations.manage",
+        "scopes": [
+          "finance.reconciliations.write",
+          "finance.money.write"
+        ]
+      },
+      {
+        "kind": "payables",
+        "permission": "payables.view",
+        "scopes": [
+          "finance.payables"
+        ]
+      },
+      {
+        "kind": "receivables",
+        "permission": "receivables.view",
+        "scopes": [
+          "finance.receivables"
+        ]
+      }
+    ],
     "sums": []
   },
   "title": "Undo Reconciliation",
-  "description": "Undoes a reconciliation: frees its lines and reopens the titles it settled.",
+  "description": "Undoes a reconciliation: frees its lines and reopens the titles it settled; answers both.",
   "toolName": "finance_reconciliations_delete",
   "parameters": [
     {
@@ -65,9 +87,160 @@ export const operation: OperationDefinition = {
   ],
   "list": null,
   "requestBody": null,
-  "successStatus": 204,
+  "successStatus": 200,
   "successResponse": {
-    "kind": "none"
+    "kind": "json",
+    "schema": {
+      "description": "What undoing a reconciliation undid.",
+      "type": "object",
+      "required": [
+        "id",
+        "statement_lines",
+        "reopened"
+      ],
+      "properties": {
+        "meta": {
+          "description": "Present when records of other kinds were left out of the answer.",
+          "type": "object",
+          "required": [
+            "omitted"
+          ],
+          "properties": {
+            "omitted": {
+              "description": "Present when records were left out: the kinds (`payables`, …) the caller lacks the permission or scope to read (docs/security.md#resources-touched).",
+              "type": "array",
+              "examples": [
+                [
+                  "payables"
+                ]
+              ],
+              "items": {
+                "type": "string"
+              }
+            }
+          },
+          "additionalProperties": false
+        },
+        "id": {
+          "description": "The reconciliation undone (it no longer exists).",
+          "type": "string",
+          "format": "uuid",
+          "examples": [
+            "9b8a7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"
+          ]
+        },
+        "statement_lines": {
+          "description": "The lines freed (unreconciled again).",
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "id",
+              "posted_on",
+              "type",
+              "amount",
+              "description"
+            ],
+            "properties": {
+              "id": {
+                "description": "The line id.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a"
+                ]
+              },
+              "posted_on": {
+                "description": "The bank's date.",
+                "type": "string",
+                "format": "date",
+                "examples": [
+                  "2026-03-05"
+                ]
+              },
+              "type": {
+                "description": "Direction.",
+                "type": "string",
+                "enum": [
+                  "credit",
+                  "debit"
+                ],
+                "examples": [
+                  "debit"
+                ]
+              },
+              "amount": {
+                "description": "An amount in BRL as a decimal string with exactly two places. Never a float.",
+                "type": "string",
+                "pattern": "^\\d{1,12}\\.\\d{2}$",
+                "examples": [
+                  "1234.56"
+                ]
+              },
+              "description": {
+                "description": "The bank's memo.",
+                "type": "string",
+                "examples": [
+                  "Pagamento de boleto"
+                ]
+              }
+            },
+            "additionalProperties": false
+          }
+        },
+        "reopened": {
+          "description": "The titles it had settled, pending again.",
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": [
+              "type",
+              "id",
+              "description",
+              "amount"
+            ],
+            "properties": {
+              "type": {
+                "description": "The kind of title.",
+                "type": "string",
+                "enum": [
+                  "payable",
+                  "receivable"
+                ],
+                "examples": [
+                  "payable"
+                ]
+              },
+              "id": {
+                "description": "Id of that payable or receivable.",
+                "type": "string",
+                "format": "uuid",
+                "examples": [
+                  "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
+                ]
+              },
+              "description": {
+                "description": "What it is for.",
+                "type": "string",
+                "examples": [
+                  "Aluguel março"
+                ]
+              },
+              "amount": {
+                "description": "An amount in BRL as a decimal string with exactly two places. Never a float.",
+                "type": "string",
+                "pattern": "^\\d{1,12}\\.\\d{2}$",
+                "examples": [
+                  "1234.56"
+                ]
+              }
+            },
+            "additionalProperties": false
+          }
+        }
+      },
+      "additionalProperties": false
+    }
   },
   "tags": [
     "reconciliations"

@@ -3,11 +3,11 @@
  * each can describe. Data only, so the generator can refuse an unknown or misapplied name at build
  * time; src/api/confirmation/describe.ts implements exactly these names (its table is typed by them).
  *
- *   DESCRIBER_NAMES                              // 'title' | 'transaction' | 'attachment-link' | 'transfer' | 'reconciliation'
+ *   DESCRIBER_NAMES                              // 'title' | 'transaction' | 'attachment-link' | 'transfer' | 'reconciliation' | 'reconciliation-undo'
  *   describerServes(name, operationId): boolean  // false for a name or an operation it cannot describe
  */
 
-export const DESCRIBER_NAMES = ['title', 'transaction', 'attachment-link', 'transfer', 'reconciliation'] as const;
+export const DESCRIBER_NAMES = ['title', 'transaction', 'attachment-link', 'transfer', 'reconciliation', 'reconciliation-undo'] as const;
 export type DescriberName = (typeof DESCRIBER_NAMES)[number];
 
 /** The title describer's actions: the record, counterparty, amount and account of a payable or receivable. */
@@ -17,9 +17,10 @@ export function isDescriberName(name: string): name is DescriberName {
   return (DESCRIBER_NAMES as readonly string[]).includes(name);
 }
 
-/** Whether `name` is a describer and can describe `operationId` (the title describer only serves titles). */
+/** Whether `name` is a describer and can describe `operationId` (the title describer only serves titles, reconciliation-undo only the undo). */
 export function describerServes(name: string, operationId: string): boolean {
   if (!isDescriberName(name)) return false;
+  if (name === 'reconciliation-undo') return operationId === 'reconciliations.delete';
   if (name !== 'title') return true;
   const dot = operationId.indexOf('.');
   const resource = operationId.slice(0, dot);

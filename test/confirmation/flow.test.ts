@@ -3,6 +3,7 @@
  * outcome of `finance_payables_settle`, with the database checked afterwards — nothing written
  * for every refusal, exactly one settlement transaction for an accepted one.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { sealState } from '../../src/api/confirmation/state.js';
@@ -57,7 +58,7 @@ describe('tools/call confirmation (finance_payables_settle)', function () {
     expect(params?.['mode']).to.equal('form');
     expect(params?.['requestedSchema']).to.deep.include({ type: 'object', required: ['confirm'] });
     const { message, requestState } = expectInputRequired(answer);
-    expect(message).to.match(/^Settle payable ".+" of R\$ \d{1,3}(\.\d{3})*,\d{2} to ".+" from account ".+"\?$/);
+    expect(message).to.match(/^Settle payable ".+" of R\$ \d{1,3}(\.\d{3})*,\d{2} to ".+" from account ".+", paying R\$ [\d.]+,\d{2} on \d{4}-\d{2}-\d{2} \(interest R\$ [\d.]+,\d{2}, discount R\$ [\d.]+,\d{2}\)\?$/);
     expect(requestState).to.be.a('string').and.match(/^[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+$/);
     await expectUntouched(id, before?.version ?? 0);
     expect(await countNonces(app.services.db)).to.equal(0);
@@ -144,11 +145,21 @@ describe('tools/call confirmation (finance_payables_settle)', function () {
     expect(await countNonces(app.services.db)).to.equal(nonces);
   });
 
+  it('refuses a settle its own plan refuses (a discount above the amount) before asking: no question, nothing written', async function () {
+    const id = await nextPayable();
+    const nonces = await countNonces(app.services.db);
+    expectToolError(await callTool(app.url, token, 'finance_payables_settle', { ...settleArgs(id), discount_amount: '99999999.00' }), 'UNPROCESSABLE_ENTITY');
+    expect(await countNonces(app.services.db)).to.equal(nonces);
+    expect(await countSettlements(app.services.db, id)).to.equal(0);
+  });
+
   it('lets a business error of the operation through without burning the state', async function () {
     const id = await nextPayable();
-    const args = { ...settleArgs(id), discount_amount: '99999999.00' };
+    // An account that does not exist: the sentence names it so, the operation refuses it.
+    const args = { ...settleArgs(id), financial_account_id: randomUUID() };
     const first = await callTool(app.url, token, 'finance_payables_settle', args);
-    const { requestState } = expectInputRequired(first);
+    const { requestState, message } = expectInputRequired(first);
+    expect(message).to.include('from an unknown account');
     const nonces = await countNonces(app.services.db);
     const retry = () => callTool(app.url, token, 'finance_payables_settle', args, { requestState, inputResponses: accept() });
     expectToolError(await retry(), 'UNPROCESSABLE_ENTITY');

@@ -52,9 +52,10 @@ describe(`confirmation sentences leave out the kinds the person may not read (${
   it('settling a payable: the vendor and the account are named only to a person who may read people and accounts', async () => {
     const payable = await ok('POST', '/v1/payables', { description: 'Conta de luz', amount: '10.00', due_date: '2026-12-10', person_id: f.vendorId, financial_account_id: f.accountId });
     const { person, account } = await names(f.vendorId, f.accountId);
-    const full = await sentence('payables.settle', callerWith(['payables.view', 'payables.settle', 'people.view', 'accounts.view']), { id: payable.id });
+    const paid = { payment_date: '2026-12-10' };
+    const full = await sentence('payables.settle', callerWith(['payables.view', 'payables.settle', 'people.view', 'accounts.view']), { id: payable.id }, paid);
     expect(full).to.include(person).and.include(account).and.include('Conta de luz');
-    const narrow = await sentence('payables.settle', callerWith(['payables.view', 'payables.settle']), { id: payable.id });
+    const narrow = await sentence('payables.settle', callerWith(['payables.view', 'payables.settle']), { id: payable.id }, paid);
     expect(narrow).to.include('Conta de luz').and.include('R$ 10,00');
     expect(narrow).to.not.include(person).and.not.include(account);
   });

@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import type { Kysely } from 'kysely';
 import { routes, tools } from '../../generated/registry.gen.js';
-import { parseConfirmTemplate } from '../../src/runtime/confirm-template.js';
+import { parseConfirmTemplate, type TemplateSegment } from '../../src/runtime/confirm-template.js';
 import type { OperationRef, RouteDefinition, ToolDefinition } from '../../src/runtime/types.js';
 import type { Database } from '../../src/store/schema.js';
 import { DEMO } from '../../src/seed/ids.js';
@@ -38,11 +38,22 @@ async function argsFor(take: Take, tool: ToolDefinition): Promise<Record<string,
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const BRL = 'R\\$ [\\d.]+,\\d{2}';
 
+/** One segment: text verbatim, a field quoted or in BRL, an argument labelled and quoted, a calculation in BRL or a date. */
+function segmentPattern(segment: TemplateSegment): string {
+  if ('text' in segment) return escape(segment.text);
+  if ('argument' in segment) {
+    const label = escape(segment.argument.replace(/_/g, ' '));
+    return `(no ${label} given|${label} given: "[^"]{0,120}")`;
+  }
+  if ('calculation' in segment) return segment.kind === 'money' ? BRL : '\\d{4}-\\d{2}-\\d{2}';
+  return segment.format === 'brl' ? BRL : '".+"';
+}
+
 /** The sentence a spec template (`x-kobana-confirm`) yields: its text verbatim, each field quoted or in BRL. */
 function templatePattern(template: string): RegExp {
   const segments = parseConfirmTemplate(template);
   if (typeof segments === 'string') throw new Error(`template ${template} ${segments}`);
-  return new RegExp(`^${segments.map((segment) => ('text' in segment ? escape(segment.text) : segment.format === 'brl' ? BRL : '".+"')).join('')}$`);
+  return new RegExp(`^${segments.map(segmentPattern).join('')}$`);
 }
 
 /** The sentences of the named describers (src/api/confirmation) that a spec may pick with `{describer: …}`. */
@@ -51,12 +62,15 @@ const DESCRIBED: Readonly<Record<string, (op: OperationRef, args: Record<string,
     const noun = op.path.split('/')[2]?.replace(/s$/, '') ?? '';
     const action = op.operationId.split('.').pop() ?? '';
     const verb = `${action.charAt(0).toUpperCase()}${action.slice(1)} ${noun} ".+" of ${BRL}`;
+    if (action === 'cancel') return new RegExp(`^${verb}( (to|from) ".+")?( on account ".+")?, due \\d{4}-\\d{2}-\\d{2}\\?$`);
     if (action !== 'settle') return new RegExp(`^${verb}`);
-    return new RegExp(noun === 'payable' ? `^${verb}( to ".+")? from account ".+"\\?$` : `^${verb}( from ".+")? into account ".+"\\?$`);
+    const payment = `, (paying|receiving) ${BRL} on \\d{4}-\\d{2}-\\d{2} \\(interest ${BRL}, discount ${BRL}\\)`;
+    return new RegExp(noun === 'payable' ? `^${verb}( to ".+")? from account ".+"${payment}\\?$` : `^${verb}( from ".+")? into account ".+"${payment}\\?$`);
   },
   transaction: () => /^Delete (debit|credit) transaction.* of R\$ [\d.]+,\d{2}.* dated \d{4}-\d{2}-\d{2}\?$/,
   'attachment-link': () => /^Unlink attachment ".+" from (payable|receivable|transaction|a ).+\?$/,
   transfer: (_op, args) => new RegExp(`^Transfer ${escape(brl(String(args['amount'])))} from account ".+" to account ".+"\\?$`),
+  'reconciliation-undo': () => /^Undo the reconciliation of statement lines? \d{4}-\d{2}-\d{2} R\$ [\d.]+,\d{2} (in|out) ".+", reopening (no title|(payable|receivable) ".+" \(R\$ [\d.]+,\d{2}\).*)\?$/,
   reconciliation: () => /^Reconcile \d+ statement lines? \(R\$ [\d.]+,\d{2} (in|out)\) with (payable|receivable|transaction) ".+" \(R\$ [\d.]+,\d{2}\)(, settling 1 open title)?\?$/,
 };
 

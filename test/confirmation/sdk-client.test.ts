@@ -49,7 +49,7 @@ describe('finance_payables_settle through @modelcontextprotocol/client with an e
       const result = await client.callTool({ name: 'finance_payables_settle', arguments: settleArgs(id) });
       expect(result.isError, JSON.stringify(result)).to.not.equal(true);
       expect(asked).to.have.length(1);
-      expect(asked[0]?.message).to.match(/^Settle payable ".+" of R\$ [\d.]+,\d{2} to ".+" from account ".+"\?$/);
+      expect(asked[0]?.message).to.match(/^Settle payable ".+" of R\$ [\d.]+,\d{2} to ".+" from account ".+", paying R\$ [\d.]+,\d{2} on \d{4}-\d{2}-\d{2} \(interest R\$ [\d.]+,\d{2}, discount R\$ [\d.]+,\d{2}\)\?$/);
       expect(asked[0]?.schema).to.deep.include({ type: 'object', required: ['confirm'] });
       expect((await readTitle(app.services.db, id))?.status).to.equal('paid');
       expect(await countSettlements(app.services.db, id)).to.equal(1);

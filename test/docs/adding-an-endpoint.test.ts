@@ -187,6 +187,7 @@ describe('docs/adding-an-endpoint.md, applied to a copy of the repository', func
     expect(byShape.list()?.filters, 'the list has two filters').to.have.length(2);
     expect(byShape.write()?.method).to.equal('POST');
     expect(byShape.write()?.confirm, 'the write has a confirmation sentence').to.be.a('string').and.match(/\{\w+(:brl)?\}.*\?$/);
+    expect(byShape.write()?.confirm, 'the write\'s sentence shows one of its arguments').to.match(/\{arg\.\w+\}/);
   });
 
   it('gives the example names no real endpoint has: a new suffix on the operationId, the path and the handler module', function () {

@@ -1,12 +1,17 @@
 /**
  * Confirmation sentences for payables and receivables (settle, reopen, cancel, delete), built
  * on `describeTitleForConfirmation` (src/api/rules/titles.ts) so the record, counterparty,
- * amount and account come from the same reads the API uses. Business rules stay in the API.
+ * amount, due date and account come from the same reads the API uses, and a settle's payment
+ * (date, amount paid, interest, discount) from `planSettlement` (src/api/rules/settlement.ts),
+ * the computation the handler writes. Business rules stay in the API; no argument is shown verbatim.
+ *
+ *   Settle payable "Aluguel" of R$ 1.000,00 to "Imobiliária" from account "Itaú", paying R$ 1.002,30 on 2026-03-09 (interest R$ 12,30, discount R$ 10,00)?
+ *   Cancel receivable "Venda 42" of R$ 600,00 from "Cliente" on account "Itaú", due 2026-03-10?
  */
 import { notFound } from '../errors.js';
-import { parseMoneyInputAllowZero } from '../money.js';
 import { readBody } from '../records.js';
 import { isUuid } from '../../runtime/values.js';
+import { planSettlement, type SettlementPlan } from '../rules/settlement.js';
 import { describeTitleForConfirmation, type TitleConfirmationSummary } from '../rules/titles.js';
 import { formatBrl } from './brl.js';
 import { nameIfReadable, quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
@@ -17,10 +22,6 @@ export type TitleAction = (typeof TITLE_DESCRIBER_ACTIONS)[number];
 
 const VERBS: Readonly<Record<TitleAction, string>> = { settle: 'Settle', reopen: 'Reopen', cancel: 'Cancel', delete: 'Delete' };
 
-function readCents(value: unknown, path: string): number {
-  return value === undefined || value === null ? 0 : parseMoneyInputAllowZero(value, path);
-}
-
 async function readAccountName(request: DescribeRequest, id: unknown): Promise<string | null> {
   if (!isUuid(id)) return null;
   const row = await request.db.selectFrom('accounts').select('name')
@@ -29,37 +30,47 @@ async function readAccountName(request: DescribeRequest, id: unknown): Promise<s
 }
 
 /** `payable "X" of R$ 1,00 to "Vendor"` / `receivable "X" of R$ 1,00 from "Customer"`. */
-function describeTitle(request: DescribeRequest, kind: TitleKind, title: TitleConfirmationSummary, cents: number): string {
+function describeTitle(request: DescribeRequest, kind: TitleKind, title: TitleConfirmationSummary): string {
   const counterparty = nameIfReadable(request, 'people', title.counterparty);
   const party = counterparty === null ? '' : ` ${kind === 'payable' ? 'to' : 'from'} ${counterparty}`;
-  return `${kind} ${quoteName(title.description)} of ${formatBrl(cents)}${party}`;
+  return `${kind} ${quoteName(title.description)} of ${formatBrl(title.amountCents)}${party}`;
 }
 
 function describeAccount(request: DescribeRequest, kind: TitleKind, action: TitleAction, accountName: string | null): string {
-  if (accountName === null) return action === 'settle' ? ' with no account set' : '';
   const preposition = action === 'settle' ? (kind === 'payable' ? 'from' : 'into') : 'on';
+  // A settle always names an account (planSettlement refuses none): one not found is named so; the call answers the error.
+  if (accountName === null) return action === 'settle' ? ` ${preposition} an unknown account` : '';
   const named = nameIfReadable(request, 'accounts', accountName);
   return named === null ? ` ${preposition} an account` : ` ${preposition} account ${named}`;
 }
 
-/** Settle shows what will move: amount + interest − discount, on the account the call names (else the title's). */
-async function describeSettlement(request: DescribeRequest, title: TitleConfirmationSummary): Promise<{ cents: number; accountName: string | null }> {
-  const body = readBody(request.input.body);
-  const cents = title.amountCents + readCents(body['interest_amount'], 'interest_amount') - readCents(body['discount_amount'], 'discount_amount');
-  const named = body['financial_account_id'];
-  return { cents, accountName: named === undefined || named === null ? title.accountName : await readAccountName(request, named) };
+/** `, paying R$ 1.002,30 on 2026-03-09 (interest R$ 12,30, discount R$ 10,00)`: the settle's own plan (planSettlement), what the handler writes. */
+function describePayment(kind: TitleKind, plan: SettlementPlan): string {
+  const verb = kind === 'payable' ? 'paying' : 'receiving';
+  return `, ${verb} ${formatBrl(plan.paidCents)} on ${plan.paymentDate} (interest ${formatBrl(plan.interestCents)}, discount ${formatBrl(plan.discountCents)})`;
+}
+
+/** Settle: the account the call names (else the title's) and the payment planned as the handler plans it. */
+async function describeSettlement(request: DescribeRequest, kind: TitleKind, title: TitleConfirmationSummary): Promise<string> {
+  const plan = planSettlement({ amount_cents: title.amountCents, financial_account_id: title.accountId }, readBody(request.input.body), kind);
+  const accountName = plan.accountId === title.accountId ? title.accountName : await readAccountName(request, plan.accountId);
+  return `${describeAccount(request, kind, 'settle', accountName)}${describePayment(kind, plan)}`;
+}
+
+/** What follows the record: for a settle the account and the payment, for a cancel the due date, else the account. */
+async function describeDetails(request: DescribeRequest, kind: TitleKind, action: TitleAction, title: TitleConfirmationSummary): Promise<string> {
+  if (action === 'settle') return describeSettlement(request, kind, title);
+  const account = describeAccount(request, kind, action, title.accountName);
+  return action === 'cancel' ? `${account}, due ${title.dueDate}` : account;
 }
 
 export function buildTitleDescriber(kind: TitleKind, action: TitleAction): DescribeTarget {
   return async (request) => {
     const title = await describeTitleForConfirmation(request.db, request.workspaceId, kind, readPathId(request.input));
     if (title === null) throw notFound(kind === 'payable' ? 'Payable' : 'Receivable');
-    const { cents, accountName } = action === 'settle'
-      ? await describeSettlement(request, title)
-      : { cents: title.amountCents, accountName: title.accountName };
     return {
       version: title.version,
-      message: `${VERBS[action]} ${describeTitle(request, kind, title, cents)}${describeAccount(request, kind, action, accountName)}?`,
+      message: `${VERBS[action]} ${describeTitle(request, kind, title)}${await describeDetails(request, kind, action, title)}?`,
     };
   };
 }

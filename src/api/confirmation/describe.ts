@@ -9,13 +9,15 @@
  * undefined and the call is refused).
  */
 import type { OperationHandler } from '../context.js';
-import { parseConfirmTemplate } from '../../runtime/confirm-template.js';
+import { parseConfirmTemplate, templateCalculations } from '../../runtime/confirm-template.js';
+import { readBody } from '../records.js';
+import { computeCalculations } from './calculations.js';
 import type { ConfirmationSpec, OperationRef, RouteDefinition } from '../../runtime/types.js';
 import { describeAttachmentUnlink } from './describe-attachments.js';
 import { describeTransactionDelete } from './describe-records.js';
 import { buildTitleDescriber, type TitleAction } from './describe-titles.js';
 import { describeTransfer } from './describe-transfers.js';
-import { describeReconciliation } from './describe-reconciliations.js';
+import { describeReconciliation, describeReconciliationUndo } from './describe-reconciliations.js';
 import type { DescribeTarget } from './target.js';
 import { renderConfirmTemplate } from './template.js';
 import { describerServes, isDescriberName, type DescriberName } from '../../runtime/describers.js';
@@ -41,12 +43,19 @@ const NAMED_DESCRIBERS: Readonly<Record<DescriberName, (operation: OperationRef)
   transfer: () => describeTransfer,
   /** A reconciliation has no target record yet: its lines and records come from the arguments. */
   reconciliation: () => describeReconciliation,
+  /** Undoing a reconciliation: its lines (date, amount, memo) and each title it reopens, from the undo's own plan. */
+  'reconciliation-undo': () => describeReconciliationUndo,
 };
 
-/** Reads the target with the handler of its GET operation (the API's own read: NOT_FOUND alike) and renders the template. */
+/**
+ * Reads the target with the handler of its GET operation (the API's own read: NOT_FOUND alike)
+ * and renders the template over it, the call's arguments (`{arg.x}`) and the computations it
+ * names (`{calc.…}`, src/api/confirmation/calculations.ts).
+ */
 function buildTemplateDescriber(operationId: string, template: string, read: OperationHandler | undefined, target: OperationRef | undefined): DescribeTarget {
   const segments = parseConfirmTemplate(template);
   if (typeof segments === 'string' || read === undefined || target === undefined) throw new Error(`the confirmation of ${operationId} cannot be built`);
+  const calculations = templateCalculations(segments);
   return async ({ db, workspaceId, input, caller, now }) => {
     // One read by id: the default deadline stands for the request's, which the confirmation step does not see.
     const deadline = createDeadline({ now: () => now().getTime() }, TARGET_READ_DEADLINE_MS);
@@ -54,7 +63,8 @@ function buildTemplateDescriber(operationId: string, template: string, read: Ope
     const omitted = findOmittedKinds(caller, target);
     const output = await read({ caller, workspaceId, db, now, deadline, bounds: null, omitted }, { path: input.path, query: {} });
     const version = (output.body as { version?: unknown } | undefined)?.version;
-    return { version: typeof version === 'number' ? version : null, message: renderConfirmTemplate(segments, output.body) };
+    const call = { arguments: { ...input.path, ...input.query, ...readBody(input.body) }, calculations: computeCalculations(calculations, output.body, input) };
+    return { version: typeof version === 'number' ? version : null, message: renderConfirmTemplate(segments, output.body, call) };
   };
 }
 

@@ -11,7 +11,9 @@
  *   receivables.settle: lock, conditional status change, settlement transaction, activity) on the
  *   lines' account at the latest line date; the settlement transaction is remembered per item.
  * Undoing reopens exactly the titles it settled (when their settlement is still that one), frees
- * the lines and removes the reconciliation, so balances return to the cent.
+ * the lines and removes the reconciliation, so balances return to the cent; it answers what it
+ * undid (the lines and the reopened titles), planned by src/api/rules/reconciliation-undo.ts as
+ * its confirmation sentence is.
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
@@ -24,6 +26,7 @@ import { formatCents } from '../money.js';
 import { kindOfType, shows } from '../omitted.js';
 import { findInWorkspace, isUniqueViolation, lockRow, readBody, requireWorkspace } from '../records.js';
 import { buildSettlementHandlers } from '../rules/settlement.js';
+import { planReconciliationUndo, type ReconciliationUndoPlan } from '../rules/reconciliation-undo.js';
 import { PAYABLES, RECEIVABLES } from '../rules/title-records.js';
 
 type ItemType = 'payable' | 'receivable' | 'transaction';
@@ -178,24 +181,27 @@ const createReconciliation: OperationHandler = async (ctx, input) => {
   return { outcome: 'created', body: await readReconciliation(ctx, id) };
 };
 
+/** What the undo answers: the lines it freed and the titles it reopened (those of kinds the caller may not read left out). */
+function renderUndone(ctx: OperationContext, id: string, plan: ReconciliationUndoPlan): Record<string, unknown> {
+  return {
+    id,
+    statement_lines: plan.lines.map((l) => ({ id: l.id, posted_on: l.postedOn, type: l.type, amount: formatCents(l.amountCents), description: l.description })),
+    reopened: plan.reopens.filter((t) => shows(ctx, kindOfType(t.type))).map((t) => ({ type: t.type, id: t.id, description: t.description, amount: formatCents(t.amountCents) })),
+  };
+}
+
 const deleteReconciliation: OperationHandler = async (ctx, input) => {
   const workspaceId = requireWorkspace(ctx);
-  const id = input.path['id'];
-  await lockRow(ctx, 'reconciliations', id ?? '', 'update');
-  await findInWorkspace(ctx, 'reconciliations', id ?? '', LABEL);
-  const items = await ctx.db.selectFrom('reconciliation_items').selectAll().where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', id as string).execute();
-  for (const item of items) {
-    if (item.settlement_transaction_id === null || (item.item_type !== 'payable' && item.item_type !== 'receivable')) continue;
-    const title = await ctx.db.selectFrom('titles').select(['transaction_id', 'status']).where('workspace_id', '=', workspaceId).where('id', '=', item.item_id).executeTakeFirst();
-    // Reopened (or deleted) by hand since: there is nothing of this reconciliation's left to undo.
-    if (!title || title.transaction_id !== item.settlement_transaction_id) continue;
-    await SETTLE[item.item_type].reopen(ctx, { path: { id: item.item_id }, query: {} });
-  }
-  await ctx.db.updateTable('statement_lines').set({ reconciliation_id: null }).where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', id as string).execute();
-  await ctx.db.deleteFrom('reconciliation_items').where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', id as string).execute();
-  await ctx.db.deleteFrom('reconciliations').where('workspace_id', '=', workspaceId).where('id', '=', id as string).execute();
-  await recordActivity(ctx, { operation: 'reconciliations.delete', resource: 'reconciliations', recordId: id as string });
-  return { outcome: 'deleted' };
+  const id = input.path['id'] ?? '';
+  await lockRow(ctx, 'reconciliations', id, 'update');
+  // The plan the confirmation sentence showed: the same lines and the same titles to reopen.
+  const plan = await planReconciliationUndo(ctx.db, workspaceId, id);
+  for (const title of plan.reopens) await SETTLE[title.type].reopen(ctx, { path: { id: title.id }, query: {} });
+  await ctx.db.updateTable('statement_lines').set({ reconciliation_id: null }).where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', id).execute();
+  await ctx.db.deleteFrom('reconciliation_items').where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', id).execute();
+  await ctx.db.deleteFrom('reconciliations').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+  await recordActivity(ctx, { operation: 'reconciliations.delete', resource: 'reconciliations', recordId: id });
+  return { outcome: 'deleted', body: renderUndone(ctx, id, plan) };
 };
 
 export const handlers = defineOperations({

@@ -49,41 +49,62 @@ function readOptionalCents(value: unknown, path: string): number {
   return value === undefined || value === null ? 0 : parseMoneyInputAllowZero(value, path);
 }
 
+/** What a settle will write, computed once from the title and the call's arguments. */
+export interface SettlementPlan {
+  readonly paymentDate: string;
+  /** The account the call names, else the title's. */
+  readonly accountId: string;
+  readonly interestCents: number;
+  readonly discountCents: number;
+  /** amount + interest − discount: the settlement transaction's amount. */
+  readonly paidCents: number;
+}
+
+/**
+ * The settlement a settle call makes of a pending title: the same computation for the handler
+ * (what it writes) and the confirmation sentence (what the person is told), so the two never
+ * differ. Throws the settle's own errors (no payment date, no account, a discount too large).
+ * The account's existence is the caller's check (`requireAccountReference`).
+ */
+export function planSettlement(
+  title: { readonly amount_cents: number | string; readonly financial_account_id: string | null }, body: Record<string, unknown>, label: string,
+): SettlementPlan {
+  const paymentDate = body['payment_date'];
+  if (typeof paymentDate !== 'string') throw validationError([{ path: 'payment_date', message: 'is required' }]);
+  const accountId = body['financial_account_id'] ?? title.financial_account_id;
+  if (typeof accountId !== 'string') throw new ApiError('UNPROCESSABLE_ENTITY', `The ${label.toLowerCase()} has no account; give financial_account_id.`);
+  const interestCents = readOptionalCents(body['interest_amount'], 'interest_amount');
+  const discountCents = readOptionalCents(body['discount_amount'], 'discount_amount');
+  const paidCents = Number(title.amount_cents) + interestCents - discountCents;
+  if (paidCents <= 0) throw new ApiError('UNPROCESSABLE_ENTITY', 'The discount must be smaller than the amount plus interest.');
+  // The paid amount is rendered as Money (12 integer digits), like every amount the API stores.
+  if (BigInt(paidCents) > MAX_BALANCE_CENTS) throw validationError([{ path: 'interest_amount', message: 'makes the paid amount exceed 999999999999.99' }]);
+  return { paymentDate, accountId, interestCents, discountCents, paidCents };
+}
+
 function buildSettle(v: TitleVocabulary): OperationHandler {
   const notPending = `Only a pending ${v.label.toLowerCase()} can be settled.`;
   return async (ctx, input) => {
     const title = await findTitleForUpdate(ctx, v, input.path['id']);
     if (title.status !== 'pending') throw new ApiError('UNPROCESSABLE_ENTITY', notPending);
-    const body = readBody(input.body);
-    if (typeof body['payment_date'] !== 'string') {
-      throw validationError([{ path: 'payment_date', message: 'is required' }]);
-    }
-    const accountId = body['financial_account_id'] ?? title.financial_account_id;
-    if (accountId === null || accountId === undefined) {
-      throw new ApiError('UNPROCESSABLE_ENTITY', `The ${v.label.toLowerCase()} has no account; give financial_account_id.`);
-    }
+    const plan = planSettlement(title, readBody(input.body), v.label);
+    const { accountId, paidCents: paid, interestCents: interest, discountCents: discount } = plan;
     await requireAccountReference(ctx, accountId);
-    const interest = readOptionalCents(body['interest_amount'], 'interest_amount');
-    const discount = readOptionalCents(body['discount_amount'], 'discount_amount');
-    const paid = Number(title.amount_cents) + interest - discount;
-    if (paid <= 0) throw new ApiError('UNPROCESSABLE_ENTITY', 'The discount must be smaller than the amount plus interest.');
-    // The paid amount is rendered as Money (12 integer digits), like every amount the API stores.
-    if (BigInt(paid) > MAX_BALANCE_CENTS) throw validationError([{ path: 'interest_amount', message: 'makes the paid amount exceed 999999999999.99' }]);
 
     const transactionId = randomUUID();
     const claimed = await ctx.db.updateTable('titles').set({
-      status: v.settledStatus, payment_date: body['payment_date'], financial_account_id: accountId as string,
+      status: v.settledStatus, payment_date: plan.paymentDate, financial_account_id: accountId,
       paid_amount_cents: paid, interest_cents: interest, discount_cents: discount, transaction_id: transactionId, ...updateAudit(ctx),
     }).where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', 'pending').executeTakeFirst();
     // The loser of a race sees 0 rows here and writes no transaction.
     if (Number(claimed.numUpdatedRows) === 0) throw new ApiError('UNPROCESSABLE_ENTITY', notPending);
 
     await ctx.db.insertInto('transactions').values({
-      id: transactionId, workspace_id: title.workspace_id, financial_account_id: accountId as string, type: v.transactionType,
-      amount_cents: paid, occurred_at: body['payment_date'], description: title.description, category_id: title.category_id,
+      id: transactionId, workspace_id: title.workspace_id, financial_account_id: accountId, type: v.transactionType,
+      amount_cents: paid, occurred_at: plan.paymentDate, description: title.description, category_id: title.category_id,
       person_id: title.person_id, source: 'settlement', source_id: title.id, ...insertAudit(ctx),
     }).execute();
-    await assertBalancesWithinBound(ctx, [accountId as string]);
+    await assertBalancesWithinBound(ctx, [accountId]);
     await recordActivity(ctx, { operation: `${v.resource}.settle`, resource: v.resource, recordId: title.id });
     return { body: await readTitleJson(ctx, v, title.id) };
   };

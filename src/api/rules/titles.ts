@@ -146,6 +146,9 @@ export interface TitleConfirmationSummary {
   readonly description: string;
   readonly counterparty: string | null;
   readonly amountCents: number;
+  readonly dueDate: string;
+  /** The title's own account (a settle may name another). */
+  readonly accountId: string | null;
   readonly accountName: string | null;
 }
 
@@ -157,13 +160,13 @@ export async function describeTitleForConfirmation(
   const row = await db.selectFrom('titles as t')
     .leftJoin('people as p', (join) => join.onRef('p.id', '=', 't.person_id').onRef('p.workspace_id', '=', 't.workspace_id'))
     .leftJoin('accounts as a', (join) => join.onRef('a.id', '=', 't.financial_account_id').onRef('a.workspace_id', '=', 't.workspace_id'))
-    .select(['t.version', 't.description', 't.amount_cents', 'p.name as person_name', 'a.name as account_name'])
+    .select(['t.version', 't.description', 't.amount_cents', 't.due_date', 't.financial_account_id', 'p.name as person_name', 'a.name as account_name'])
     .where('t.workspace_id', '=', workspaceId).where('t.id', '=', id).where('t.kind', '=', kind)
     .executeTakeFirst();
   if (!row) return null;
   return {
     version: Number(row.version), description: row.description, counterparty: row.person_name ?? null,
-    amountCents: Number(row.amount_cents), accountName: row.account_name ?? null,
+    amountCents: Number(row.amount_cents), dueDate: row.due_date, accountId: row.financial_account_id, accountName: row.account_name ?? null,
   };
 }
 

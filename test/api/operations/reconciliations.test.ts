@@ -66,7 +66,11 @@ describe(`reconciliations (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}
     expect(await balance(s.accountId)).to.equal((Number(before) + 1234.57).toFixed(2));
     const again = await api.call('POST', '/v1/reconciliations', { workspace: M, body: { statement_line_ids: [s.lineId], items: [{ type: 'receivable', id: s.titleId }] } });
     expect(again.status).to.equal(409);
-    expect((await api.call('DELETE', `/v1/reconciliations/${rec.id}`, { workspace: M })).status).to.equal(204);
+    const undone = await api.call('DELETE', `/v1/reconciliations/${rec.id}`, { workspace: M });
+    expect(undone.status).to.equal(200);
+    // It answers what it undid: the line freed and the title reopened, with their amounts.
+    expect(undone.body.statement_lines.map((l: any) => [l.id, l.amount])).to.deep.equal([[s.lineId, '1234.57']]);
+    expect(undone.body.reopened).to.deep.equal([{ type: 'receivable', id: s.titleId, description: title.description, amount: '1234.57' }]);
     expect(await balance(s.accountId)).to.equal(before);
     expect((await ok('GET', `/v1/receivables/${s.titleId}`)).status).to.equal('pending');
     const lines = await ok('GET', `/v1/accounts/${s.accountId}/statement-lines?status=unreconciled&limit=100`);
@@ -111,7 +115,7 @@ describe(`reconciliations (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}
     expect(settlements).to.have.length(1);
     expect(await balance(s.accountId)).to.equal((Number(before) - 314.15).toFixed(2));
     const winner = answers.find((a) => a.status === 201)?.body;
-    expect((await api.call('DELETE', `/v1/reconciliations/${winner.id}`, { workspace: M })).status).to.equal(204);
+    expect((await api.call('DELETE', `/v1/reconciliations/${winner.id}`, { workspace: M })).status).to.equal(200);
     expect(await balance(s.accountId)).to.equal(before);
     expect((await checkLedger(api.app.services.db, M)).violations).to.deep.equal([]);
   });
