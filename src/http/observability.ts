@@ -2,8 +2,9 @@
  * Per-request observability: the request id (accepted from `X-Request-Id` or generated, returned
  * as `Request-Id`), a child logger on `ctx.state.log`, the request's span (its parent the
  * `traceparent` header, when valid: src/http/trace-context.ts) on `ctx.state.span`, one access
- * log line with the span's `trace_id` and `span_id`, and the request counter. It logs no headers, query strings, bodies or paths of unmatched routes (a token pasted
- * into a path must not reach the log); the per-`tools/call` line is the MCP layer's, and
+ * log line with the span's `trace_id` and `span_id`, and the request counter. It logs no headers,
+ * query strings, bodies or paths of unmatched routes (a token pasted into a path must not reach
+ * the log); the per-`tools/call` line is the MCP layer's, and
  * rendering errors is left to each surface's error middleware, which first lets
  * `settleClientAbort` take a client that went away (routine, not an error).
  */
