@@ -32,6 +32,9 @@ const HANDLER_INDEX = '^generated/handlers\\.gen\\.ts$';
 /** The generated registry (routes, tools, resource templates) and the handler index: src/bootstrap.ts injects them. */
 const REGISTRIES = '^generated/(registry|handlers)\\.gen\\.ts$';
 
+/** The OpenTelemetry adapter (src/http/otel-tracing.ts): the one module that imports OpenTelemetry. */
+const OTEL_ADAPTER = '^src/http/otel-tracing\\.ts$';
+
 /** The MCP core: src/mcp without the finance features in src/mcp/features. */
 const MCP_CORE = { path: '^src/mcp/', pathNot: '^src/mcp/features/' };
 
@@ -141,6 +144,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/http/' },
       to: { path: '^src/auth/' },
+    },
+    {
+      name: 'otel-only-adapter',
+      comment: 'Only src/http/otel-tracing.ts imports OpenTelemetry (the API, the SDK, its exporters and resources); the app speaks the seam in src/http/tracing.ts (docs/operations.md#trace-context).',
+      severity: 'error',
+      from: { pathNot: OTEL_ADAPTER },
+      // (^|/): a work tree whose node_modules is a symlink resolves packages through it.
+      to: { path: '(^|/)node_modules/@opentelemetry/' },
+    },
+    {
+      name: 'otel-adapter-on-demand',
+      comment: 'The OpenTelemetry adapter is loaded on demand, as pg is with DATABASE_URL only: src/bootstrap.ts alone reaches it, by a dynamic import when an exporter is configured (its exporter type too, as `import()` in a type, erased), so with tracing off the SDK is never loaded. That the import is dynamic is checked by test/http/tracing-on-demand.test.ts, not here: dependency-cruiser reports a static and a dynamic import of one module as one dynamic dependency.',
+      severity: 'error',
+      from: { pathNot: '^src/bootstrap\\.ts$' },
+      to: { path: OTEL_ADAPTER },
     },
     {
       name: 'no-module-cycles',

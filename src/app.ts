@@ -22,7 +22,7 @@ export function createApp(services: Services): Koa<AppState> {
   // entries to its left are whatever the client sent, and would let it choose its address.
   app.maxIpsCount = 1;
   app.on('error', createAppErrorListener(services.logger));
-  app.use(requestObservability({ logger: services.logger, metrics: services.metrics }));
+  app.use(requestObservability({ logger: services.logger, metrics: services.metrics, tracing: services.tracing }));
   // `/mcp` first: no other surface answers on it, and its calls then skip every other router's matching.
   const mcp = createMcpRouter({
     config: services.config,
@@ -37,6 +37,7 @@ export function createApp(services: Services): Koa<AppState> {
     describers: services.describers,
     approvals: services.oauth?.approvals,
     clock: services.clock,
+    tracing: services.tracing,
     ...createFinanceProviders({ operations: services.operations, db: services.db, tools, resourceTemplates }, { clock: services.clock }),
   });
   app.use(mcp.routes());

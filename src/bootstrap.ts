@@ -22,6 +22,10 @@ import { resourceTemplates, routes, tools } from '../generated/registry.gen.js';
 import type { OperationViews } from './runtime/views.js';
 import { createOAuthServer, type OAuthServer } from './oauth/index.js';
 import { clockDate, systemClock, type Clock } from './runtime/clock.js';
+import { passThroughTracing, type Tracing } from './http/tracing.js';
+// A type only, named through `import()` so that the one import of the adapter stays the dynamic one
+// in loadTracing: the adapter (and the SDK under it) is loaded when an exporter is configured.
+type SpanExporter = import('./http/otel-tracing.js').SpanExporter;
 
 /** The generated registry, injected into the surfaces: the REST routes, MCP tools and resource templates, and every handler. */
 export interface Registry extends OperationViews {
@@ -49,19 +53,36 @@ export interface Services {
   readonly oauth: OAuthServer | null;
   /** The process's one clock (src/runtime/clock.ts); tests pass a manual one. */
   readonly clock: Clock;
+  /** Spans of HTTP requests and MCP messages: the OpenTelemetry SDK when an exporter is configured, else pass-through (docs/operations.md#trace-context). */
+  readonly tracing: Tracing;
   close(): Promise<void>;
 }
 
 export interface ServiceOptions {
   /** Default: the system clock. */
   readonly clock?: Clock;
+  /** Spans go through the OpenTelemetry SDK to this exporter, whatever the configuration (tests: an `InMemorySpanExporter`). */
+  readonly spanExporter?: SpanExporter;
+}
+
+/**
+ * The tracing of this process. The OpenTelemetry adapter is imported here and only here, and only
+ * when spans are to be exported (as `pg` is only with DATABASE_URL): with tracing off the SDK is
+ * never loaded (dependency-cruiser rule otel-adapter-on-demand).
+ */
+async function loadTracing(config: Config, spanExporter: SpanExporter | undefined): Promise<Tracing> {
+  if (spanExporter === undefined && config.traceExporters.length === 0) return passThroughTracing;
+  const { createOtelTracing } = await import('./http/otel-tracing.js');
+  return createOtelTracing({ exporters: config.traceExporters, spanExporter });
 }
 
 export async function createServices(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock;
   const store = await openDatabase(config, logger);
   let limits: Limits | undefined;
+  let tracing: Tracing | undefined;
   try {
+    tracing = await loadTracing(config, options.spanExporter);
     await migrateToLatest(store.db);
     if (config.seedDemoData) await seedDemoData(store.db, clock);
     const metrics = createMetrics();
@@ -70,9 +91,10 @@ export async function createServices(config: Config, logger: Logger, options: Se
     const oauth = auth.accountKey === null ? null : await createOAuthServer({
       config, db: store.db, logger, signingKey: auth.accountKey, issuer: auth.issuer, audiences: auth.audiences, revocation: auth.revocation, clock,
     });
-    return assemble(config, logger, store, metrics, limits, auth, oauth, clock);
+    return assemble(config, logger, store, metrics, limits, auth, oauth, { clock, tracing });
   } catch (err) {
-    // A failed start (main.ts retries while the database is down) leaves no pool or client behind.
+    // A failed start (main.ts retries while the database is down) leaves no pool, client or exporter behind.
+    await tracing?.shutdown();
     await limits?.close();
     await store.close();
     throw err;
@@ -80,7 +102,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
 }
 
 function assemble(
-  config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule, oauth: OAuthServer | null, clock: Clock,
+  config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule, oauth: OAuthServer | null,
+  { clock, tracing }: { clock: Clock; tracing: Tracing },
 ): Services {
   const operations = createOperationService({
     db: store.db, routes: registry.routes, handlers: registry.handlers, budget: limits.budget, now: () => clockDate(clock),
@@ -99,9 +122,12 @@ function assemble(
     describers: createConfirmationDescribers({ routes: registry.routes, handlers: registry.handlers }),
     oauth,
     clock,
+    tracing,
     async close() {
       await limits.close();
       await store.close();
+      // Last: the spans of the requests just drained are exported before the process ends.
+      await tracing.shutdown();
     },
   };
 }

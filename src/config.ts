@@ -71,7 +71,16 @@ export interface Config {
    * (503 + Retry-After, `details.reason: "deadline"`; docs/operations.md#request-deadline).
    */
   readonly requestDeadlineMs: number;
+  /**
+   * Where spans are exported through the OpenTelemetry SDK (docs/operations.md#trace-context):
+   * `OTEL_TRACES_EXPORTER`, else `otlp` when `OTEL_EXPORTER_OTLP[_TRACES]_ENDPOINT` is set; empty
+   * (the default, and whenever `OTEL_SDK_DISABLED=true`): no span leaves and the SDK is never loaded.
+   */
+  readonly traceExporters: readonly TraceExporterName[];
 }
+
+/** The span exporters this build carries: OTLP over HTTP/JSON, and the console. */
+export type TraceExporterName = 'otlp' | 'console';
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, message: string) {
@@ -181,7 +190,33 @@ export function loadConfig(env: Env, cwd = '.'): Config {
     maxInflightBodyBytes: readInt(env, 'MAX_INFLIGHT_BODY_BYTES', 64 * 1024 * 1024, 16 * 1024 * 1024, 16 * 1024 * 1024 * 1024),
     ...readHttpTimeouts(env),
     requestDeadlineMs: readInt(env, 'REQUEST_DEADLINE_MS', 10_000, 1, 600_000),
+    traceExporters: readTraceExporters(env),
   };
+}
+
+const TRACE_EXPORTERS: ReadonlySet<string> = new Set<TraceExporterName>(['otlp', 'console']);
+
+/** The OTLP exporter this build carries speaks HTTP/JSON; another protocol asked for (the traces' own variable wins) would fail at every export. */
+function checkOtlpProtocol(env: Env): void {
+  const name = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const raw = env[name];
+  if (raw !== undefined && raw !== '' && raw.trim() !== 'http/json') throw new ConfigError(name, 'must be http/json (the OTLP exporter of this build)');
+}
+
+/**
+ * The OpenTelemetry SDK's switches, read as its specification defines them: `OTEL_SDK_DISABLED=true`
+ * turns everything off; `OTEL_TRACES_EXPORTER` is a comma-separated list of `otlp`, `console`
+ * or `none`; unset, an OTLP endpoint variable alone means `otlp`.
+ */
+function readTraceExporters(env: Env): readonly TraceExporterName[] {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return [];
+  const listed = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  const unknown = listed.find((name) => name !== 'none' && !TRACE_EXPORTERS.has(name));
+  if (unknown !== undefined) throw new ConfigError('OTEL_TRACES_EXPORTER', `must list otlp, console or none (not ${JSON.stringify(unknown)})`);
+  const endpoint = Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const exporters = listed.length > 0 ? [...new Set(listed.filter((name) => name !== 'none'))] as TraceExporterName[] : endpoint ? ['otlp' as const] : [];
+  if (exporters.includes('otlp')) checkOtlpProtocol(env);
+  return exporters;
 }
 
 function readDatabaseTimeouts(env: Env): Pick<Config,

@@ -33,6 +33,24 @@ describe('loadConfig(env)', () => {
     expect(loadConfig({ REQUEST_DEADLINE_MS: '2500' }).requestDeadlineMs).to.equal(2_500);
   });
 
+  it('exports spans only when OTEL_TRACES_EXPORTER or an OTLP endpoint says so, and never with OTEL_SDK_DISABLED=true', () => {
+    const endpoint = 'http://collector:4318';
+    expect(loadConfig({}).traceExporters).to.deep.equal([]);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).traceExporters).to.deep.equal(['otlp']);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/v1/traces` }).traceExporters).to.deep.equal(['otlp']);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).traceExporters).to.deep.equal(['console']);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: ' OTLP , console,otlp' }).traceExporters).to.deep.equal(['otlp', 'console']);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).traceExporters).to.deep.equal([]);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SDK_DISABLED: 'true' }).traceExporters).to.deep.equal([]);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'TRUE' }).traceExporters).to.deep.equal([]);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'false' }).traceExporters).to.deep.equal(['otlp']);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).traceExporters).to.deep.equal(['otlp']);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' }).traceExporters)
+      .to.deep.equal(['otlp']);
+    // The protocol matters only to the OTLP exporter.
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).traceExporters).to.deep.equal(['console']);
+  });
+
   it('derives PUBLIC_URL from PORT and strips a trailing slash from an explicit one', () => {
     expect(loadConfig({ PORT: '8080' }).publicUrl).to.equal('http://localhost:8080');
     expect(loadConfig({ PUBLIC_URL: 'https://finance.example/' }).publicUrl).to.equal('https://finance.example');
@@ -62,6 +80,9 @@ describe('loadConfig(env)', () => {
     { given: { TOKEN_MAX_LIFETIME_SECONDS: '3153600000' }, variable: 'TOKEN_MAX_LIFETIME_SECONDS' },
     { given: { REQUEST_DEADLINE_MS: '0' }, variable: 'REQUEST_DEADLINE_MS' },
     { given: { REQUEST_DEADLINE_MS: 'soon' }, variable: 'REQUEST_DEADLINE_MS' },
+    { given: { OTEL_TRACES_EXPORTER: 'jaeger' }, variable: 'OTEL_TRACES_EXPORTER' },
+    { given: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, variable: 'OTEL_EXPORTER_OTLP_PROTOCOL' },
+    { given: { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }, variable: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' },
   ];
   for (const { given, variable } of invalid) {
     it(`fails naming ${variable} for ${JSON.stringify(given)}`, () => {

@@ -8,12 +8,15 @@
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AuthState, Caller, Identity } from '../identity/caller.js';
+import type { TraceSpan } from './tracing.js';
 
 export interface AppState {
   /** `Request-Id` of this request (observability). */
   requestId?: string;
   /** The request's child logger (observability); never given a token or an argument value. */
   log?: Logger;
+  /** The request's span (observability; src/http/tracing.ts): the parent of each MCP message's span, its ids in the access line. */
+  span?: TraceSpan;
   /** Set once when the client went away before the answer was written (observability). */
   clientAborted?: boolean;
   /** The verified token's identity (authentication). */

@@ -1,8 +1,10 @@
 /**
  * Per-request observability: the request id (accepted from `X-Request-Id` or generated, returned
- * as `Request-Id`), a child logger on `ctx.state.log`, one access log line and the request
- * counter. It logs no headers, query strings, bodies or paths of unmatched routes (a token pasted
- * into a path must not reach the log); the per-`tools/call` line is the MCP layer's, and
+ * as `Request-Id`), a child logger on `ctx.state.log`, the request's span (its parent the
+ * `traceparent` header, when valid: src/http/trace-context.ts) on `ctx.state.span`, one access
+ * log line with the span's `trace_id` and `span_id`, and the request counter. It logs no headers,
+ * query strings, bodies or paths of unmatched routes (a token pasted into a path must not reach
+ * the log); the per-`tools/call` line is the MCP layer's, and
  * rendering errors is left to each surface's error middleware, which first lets
  * `settleClientAbort` take a client that went away (routine, not an error).
  */
@@ -10,6 +12,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger, LoggerOptions } from 'pino';
 import type { Metrics } from './metrics.js';
 import type { AppContext, AppMiddleware } from './app-state.js';
+import { parseTraceParent } from './trace-context.js';
+import { passThroughTracing, traceLogFields, type TraceSpan, type Tracing } from './tracing.js';
 
 /**
  * pino `redact.paths` for every logger of the process: credentials and argument/body values are
@@ -128,13 +132,40 @@ function carryRequestId(error: unknown, requestId: string): void {
   }
 }
 
-export function requestObservability({ logger, metrics }: { logger: Logger; metrics: Metrics }): AppMiddleware {
+/** The request's span: a child of the `traceparent` header's context when it is valid, else a new trace (exporting) or none. */
+function startRequestSpan(ctx: AppContext, tracing: Tracing): TraceSpan {
+  const header = ctx.get('traceparent');
+  const remoteParent = header === '' ? undefined : parseTraceParent(header, ctx.get('tracestate') || undefined);
+  return tracing.startSpan({ name: ctx.method, kind: 'server', remoteParent, attributes: { 'http.request.method': ctx.method } });
+}
+
+/** The span's name and attributes once the answer is known: the route template (never a raw path), the status; 5xx fails it. */
+function endRequestSpan(span: TraceSpan, method: string, route: string | undefined, status: number): void {
+  if (route !== undefined) {
+    span.rename(`${method} ${route}`);
+    span.setAttributes({ 'http.route': route });
+  }
+  span.setAttributes({ 'http.response.status_code': status });
+  if (status >= 500) span.fail(String(status));
+  span.end();
+}
+
+export interface ObservabilityDeps {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Default: pass-through (no spans; a received context's ids still reach the log line). */
+  readonly tracing?: Tracing | undefined;
+}
+
+export function requestObservability({ logger, metrics, tracing = passThroughTracing }: ObservabilityDeps): AppMiddleware {
   return async function observeRequest(ctx, next) {
     const started = performance.now();
     const requestId = resolveRequestId(ctx.get('X-Request-Id') || undefined);
     const log = logger.child({ request_id: requestId });
+    const span = startRequestSpan(ctx, tracing);
     ctx.state.requestId = requestId;
     ctx.state.log = log;
+    ctx.state.span = span;
     ctx.set('Request-Id', requestId);
     let error: unknown;
     try {
@@ -152,7 +183,8 @@ export function requestObservability({ logger, metrics }: { logger: Logger; metr
       // series without bound, and a token pasted into a path does not reach the log.
       const label = route ?? 'unmatched';
       metrics.httpRequests.inc({ route: label, method: ctx.method, status: String(status) });
-      log.info({ method: ctx.method, route: label, status, duration_ms: Math.round(durationMs * 100) / 100 }, 'request');
+      endRequestSpan(span, ctx.method, route, status);
+      log.info({ method: ctx.method, route: label, status, duration_ms: Math.round(durationMs * 100) / 100, ...traceLogFields(span) }, 'request');
     }
   };
 }

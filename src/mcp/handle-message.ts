@@ -7,6 +7,8 @@
 import type { Logger } from 'pino';
 import type { Caller } from '../api/index.js';
 import type { AppContext as Context } from '../http/app-state.js';
+import { readMetaTraceParent } from '../http/trace-context.js';
+import { passThroughTracing, type TraceSpan, type Tracing } from '../http/tracing.js';
 import { decideEra } from './era.js';
 import type { Exchange } from './failure.js';
 import type { HeaderReader } from './headers.js';
@@ -20,6 +22,8 @@ import type { Era } from './versions.js';
 export interface MessageDeps {
   readonly methods: MethodTable;
   readonly logger: Logger;
+  /** The span of each request message; default pass-through. */
+  readonly tracing?: Tracing | undefined;
   /** The request's view (view.ts); throws a JsonRpcError for a value it does not know. */
   readonly readView: (query: QueryReader, readHeader: HeaderReader) => ToolView;
 }
@@ -76,21 +80,48 @@ function findMethod(methods: MethodTable, era: Era, method: string): MethodDefin
   throw new JsonRpcError(METHOD_NOT_FOUND, 'Method not found', era.modern ? 404 : 200);
 }
 
+/**
+ * The span of one request message (OpenTelemetry's MCP conventions): the context in the message's
+ * `params._meta` wins and is its parent, the HTTP span then a link; without one, the HTTP span is
+ * its parent. Named by the method (`tools/call` adds the tool once it is found: src/mcp/tools/call.ts).
+ */
+function startMessageSpan(tracing: Tracing, httpSpan: TraceSpan | undefined, method: string, era: Era, params: Readonly<Record<string, unknown>>): TraceSpan {
+  const remoteParent = readMetaTraceParent(params);
+  return tracing.startSpan({
+    name: method,
+    kind: 'server',
+    remoteParent,
+    parent: remoteParent === undefined ? httpSpan : undefined,
+    link: remoteParent === undefined ? undefined : httpSpan,
+    attributes: { 'mcp.method.name': method, 'mcp.protocol.version': era.version, 'network.protocol.name': 'http' },
+  });
+}
+
 async function dispatchRequest(ctx: Context, call: Dispatch, method: string, params: Readonly<Record<string, unknown>>): Promise<void> {
   const { deps, exchange, era, id } = call;
   const definition = findMethod(deps.methods, era, method);
   const { state } = ctx;
   const view = deps.readView(ctx.query, (name) => ctx.get(name) || undefined);
   exchange.method = method;
-  const result = await definition.handle({
-    era,
-    params,
-    caller: call.caller,
-    connectionWorkspaceId: state.connectionWorkspaceId,
-    log: state.log ?? deps.logger,
-    requestId: state.requestId ?? (ctx.response.get('request-id') || undefined),
-    view,
-  });
+  const span = startMessageSpan(deps.tracing ?? passThroughTracing, state.span, method, era, params);
+  let result: Awaited<ReturnType<MethodDefinition['handle']>>;
+  try {
+    result = await definition.handle({
+      era,
+      params,
+      caller: call.caller,
+      connectionWorkspaceId: state.connectionWorkspaceId,
+      log: state.log ?? deps.logger,
+      requestId: state.requestId ?? (ctx.response.get('request-id') || undefined),
+      view,
+      span,
+    });
+  } catch (error) {
+    span.fail(error instanceof JsonRpcError ? String(error.code) : '_OTHER');
+    throw error;
+  } finally {
+    span.end();
+  }
   exchange.method = undefined;
   if (result instanceof PreparedResult) sendPrepared(ctx, id, result);
   else sendResult(ctx, id, shapeResult(era, definition, result));

@@ -17,6 +17,7 @@ import { readMediaType } from '../http/capped-body.js';
 import { HttpError } from '../http/errors.js';
 import type { Limits } from '../http/limits.js';
 import type { Metrics } from '../http/metrics.js';
+import type { Tracing } from '../http/tracing.js';
 import { refuseUnsafeWorkspaceHint } from '../http/unsafe-workspace.js';
 import type { ApprovalLinks } from '../oauth/approvals.js';
 import type { Clock } from '../runtime/clock.js';
@@ -56,6 +57,8 @@ export interface McpRouterDeps {
   readonly completions?: CompletionProvider | undefined;
   /** The services' clock (src/runtime/clock.ts), for the default confirmation; default the system clock. */
   readonly clock?: Clock | undefined;
+  /** The span of each MCP message (src/http/tracing.ts); default pass-through. */
+  readonly tracing?: Tracing | undefined;
 }
 
 const NO_DESCRIBERS: ConfirmationDescribers = { describerFor: () => undefined };
@@ -81,7 +84,7 @@ export function createMcpRouter(deps: McpRouterDeps): Router<AppState> {
   const gates: readonly Gate[] = [
     rejectForeignOrigin(deps.config.allowedOrigins), rejectDeclaredOversize, rejectNonJsonContentType, refuseUnsafeWorkspaceHint, deps.auth.bearer('mcp', deps.limits),
   ];
-  const message = handleMessage({ methods, logger: deps.logger, readView: (query, readHeader) => readToolView(query, readHeader, catalog.toolsets) });
+  const message = handleMessage({ methods, logger: deps.logger, tracing: deps.tracing, readView: (query, readHeader) => readToolView(query, readHeader, catalog.toolsets) });
   const router = new Router<AppState>();
   router.post('/mcp', serveMcp(deps, gates, limitProtocolRate(deps.limits, message)));
   router.all('/mcp', answerMethodNotAllowed);

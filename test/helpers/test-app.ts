@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../../src/config.js';
-import { createServices, type Services } from '../../src/bootstrap.js';
+import { createServices, type ServiceOptions, type Services } from '../../src/bootstrap.js';
 import { createApp } from '../../src/app.js';
 import { listenGracefully } from '../../src/http/server.js';
 import type { MintTokenOptions } from '../../src/auth/index.js';
@@ -31,6 +31,8 @@ export interface StartTestAppOptions {
   readonly clock?: Clock;
   /** The app's logger (a test reading the log lines passes one); default pino at `config.logLevel`. */
   readonly logger?: Logger;
+  /** Spans go through the OpenTelemetry SDK to this exporter (an `InMemorySpanExporter`); default: as the config says (off). */
+  readonly spanExporter?: ServiceOptions['spanExporter'];
 }
 
 function findFreePort(): Promise<number> {
@@ -58,7 +60,10 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   };
   let services: Services;
   try {
-    services = await createServices(config, logger, options.clock ? { clock: options.clock } : {});
+    services = await createServices(config, logger, {
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.spanExporter ? { spanExporter: options.spanExporter } : {}),
+    });
   } catch (err) {
     await cleanup();
     throw err;

@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Caller } from '../../api/index.js';
+import type { TraceSpan } from '../../http/tracing.js';
 import type { PreparedResult } from '../json-rpc.js';
 import type { ToolView } from '../view.js';
 import type { Era } from '../versions.js';
@@ -17,6 +18,8 @@ export interface MethodContext {
   readonly requestId: string | undefined;
   /** The request's view (toolsets, read-only, schema form): `tools/list` and `tools/call` honour it. */
   readonly view: ToolView;
+  /** This message's span (src/http/tracing.ts): given the log line's fields only, its ids in the `tools/call` line. */
+  readonly span: TraceSpan;
 }
 
 export interface MethodDefinition {

@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { confirmationUnavailable, type ApiError, type Caller, type OperationService } from '../../api/index.js';
 import type { Metrics } from '../../http/metrics.js';
+import type { TraceSpan } from '../../http/tracing.js';
 import type { JsonSchema, ToolDefinition } from '../../runtime/types.js';
 import { readPageSize } from '../../runtime/views.js';
 import { isPlainObject } from '../../runtime/values.js';
@@ -50,6 +51,8 @@ export interface ToolCallContext {
   readonly log: Logger;
   readonly requestId: string | undefined;
   readonly view: ToolView;
+  /** The message's span (src/http/tracing.ts): the call's log line carries its ids. */
+  readonly span?: TraceSpan | undefined;
 }
 
 /** One call as it is being answered: what the result and the log line are made of. */
@@ -94,7 +97,9 @@ function findTool(deps: ToolCallDeps, ctx: ToolCallContext, startedAt: number): 
   const entry = typeof name === 'string' ? deps.catalog.find(name, ctx.view) : undefined;
   const validate = entry ? deps.validators.get(entry.tool.name) : undefined;
   if (entry !== undefined && validate !== undefined && isPlainObject(sent)) return { entry, validate, sent };
-  recordToolCall(ctx.log, deps.metrics, { tool: '(unknown)', status: 'invalid_params', workspaceId: null, startedAt, caller: ctx.caller, requestId: ctx.requestId, era: ctx.era });
+  recordToolCall(ctx.log, deps.metrics, {
+    tool: '(unknown)', status: 'invalid_params', workspaceId: null, startedAt, caller: ctx.caller, requestId: ctx.requestId, era: ctx.era, span: ctx.span,
+  });
   if (typeof name !== 'string') throw new JsonRpcError(INVALID_PARAMS, 'Missing tool name');
   throw new JsonRpcError(INVALID_PARAMS, entry ? 'Tool arguments must be an object' : 'Unknown tool');
 }
@@ -150,7 +155,7 @@ export async function callTool(deps: ToolCallDeps, ctx: ToolCallContext): Promis
   const { tool } = entry;
   const args = deps.catalog.decodeArguments(entry, ctx.view, sent);
   const record = (status: string, workspaceId: string | null): void =>
-    recordToolCall(ctx.log, deps.metrics, { tool: tool.name, status, workspaceId, startedAt, caller: ctx.caller, requestId: ctx.requestId, era: ctx.era });
+    recordToolCall(ctx.log, deps.metrics, { tool: tool.name, status, workspaceId, startedAt, caller: ctx.caller, requestId: ctx.requestId, era: ctx.era, span: ctx.span });
   const outcome = await runToolCall({ operations: deps.operations }, {
     tool, args, caller: ctx.caller, connectionWorkspaceId: ctx.connectionWorkspaceId, validate, listByteBudget: MAX_LIST_PAGE_BYTES,
     confirmation: deps.confirm,
