@@ -20,7 +20,7 @@ import { createLimits, type Limits } from './http/limits.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { resourceTemplates, routes, tools } from '../generated/registry.gen.js';
 import type { OperationViews } from './runtime/views.js';
-import { createOAuthServer, type OAuthServer } from './oauth/index.js';
+import { createOAuthServer, type ClientDocumentTestSeam, type OAuthServer } from './oauth/index.js';
 import { clockDate, systemClock, type Clock } from './runtime/clock.js';
 
 /** The generated registry, injected into the surfaces: the REST routes, MCP tools and resource templates, and every handler. */
@@ -55,6 +55,12 @@ export interface Services {
 export interface ServiceOptions {
   /** Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * Tests only (never passed by src/main.ts, no setting reaches it): how the embedded Account
+   * fetches Client ID Metadata Documents from the test's own https server on loopback
+   * (src/oauth/client-documents.ts).
+   */
+  readonly clientDocumentTestSeam?: ClientDocumentTestSeam;
 }
 
 export async function createServices(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
@@ -69,6 +75,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     const auth = await createAuth(config, store.db, logger, metrics, { clock });
     const oauth = auth.accountKey === null ? null : await createOAuthServer({
       config, db: store.db, logger, signingKey: auth.accountKey, issuer: auth.issuer, audiences: auth.audiences, revocation: auth.revocation, clock,
+      ...(options.clientDocumentTestSeam ? { clientDocumentTestSeam: options.clientDocumentTestSeam } : {}),
     });
     return assemble(config, logger, store, metrics, limits, auth, oauth, clock);
   } catch (err) {

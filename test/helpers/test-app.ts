@@ -15,6 +15,7 @@ import { listenGracefully } from '../../src/http/server.js';
 import type { MintTokenOptions } from '../../src/auth/index.js';
 import { buildTestConfig, createTestSchema } from './database.js';
 import type { Clock } from '../../src/runtime/clock.js';
+import type { ClientDocumentTestSeam } from '../../src/oauth/index.js';
 
 export interface TestApp {
   /** `http://127.0.0.1:<port>` (also the app's publicUrl, so iss/aud/resource match). */
@@ -31,6 +32,8 @@ export interface StartTestAppOptions {
   readonly clock?: Clock;
   /** The app's logger (a test reading the log lines passes one); default pino at `config.logLevel`. */
   readonly logger?: Logger;
+  /** How the embedded Account fetches Client ID Metadata Documents from the test's https server (src/oauth/client-documents.ts). */
+  readonly clientDocumentTestSeam?: ClientDocumentTestSeam;
 }
 
 function findFreePort(): Promise<number> {
@@ -58,7 +61,10 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   };
   let services: Services;
   try {
-    services = await createServices(config, logger, options.clock ? { clock: options.clock } : {});
+    services = await createServices(config, logger, {
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.clientDocumentTestSeam ? { clientDocumentTestSeam: options.clientDocumentTestSeam } : {}),
+    });
   } catch (err) {
     await cleanup();
     throw err;
