@@ -104,6 +104,38 @@ describe('OAuth with write scopes: SDK v2, the consent page, the tick (issue 27 
   });
 });
 
+describe('insufficient_scope names the way to a missing scope that fits the token', function () {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(async () => {
+    await app?.close();
+  });
+
+  const refusal = async (token: string, tool: string, args: Record<string, unknown>) => {
+    const response = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } }),
+    });
+    const { result } = (await response.json()) as { result: ToolResult };
+    expect(result.isError).to.equal(true);
+    return (JSON.parse(result.content[0]?.text as string) as { error: { code: string; message: string } }).error;
+  };
+
+  it('a personal token is told to use a personal token with the scope; a missing read scope gets no advice', async () => {
+    const personal = await app.mintToken({ person: 'ana@demo.test', scope: 'finance.all', type: 'personal' });
+    const write = await refusal(personal, 'finance_categories_create', createCategory('Never created'));
+    expect(write.code).to.equal('insufficient_scope');
+    expect(write.message).to.include('personal token').and.not.include('reconnect');
+    const narrow = await app.mintToken({ person: 'ana@demo.test', scope: 'finance.payables', type: 'oauth' });
+    const read = await refusal(narrow, 'finance_categories_list', { workspace_id: DEMO.workspaces.matriz });
+    expect(read.code).to.equal('insufficient_scope');
+    expect(read.message).to.not.include('personal token').and.not.include('reconnect');
+  });
+});
+
 describe('a grant is reused only for reads, and only until it expires by the app clock (issue 27 item 10)', function () {
   let app: TestApp;
   let clientId: string;
