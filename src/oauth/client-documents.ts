@@ -53,12 +53,21 @@ const SPECIAL_USE = (() => {
   return list;
 })();
 
+/** The IPv4 address of an IPv4-mapped IPv6 one (`::ffff:127.0.0.1`, `::ffff:7f00:1`), else null. */
+function mappedIPv4(address: string): string | null {
+  // The URL parser writes every IPv6 form in one (compressed, hex) way.
+  const match = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(URL.parse(`http://[${address}]/`)?.hostname ?? '');
+  if (match === null) return null;
+  const [high, low] = [parseInt(match[1] as string, 16), parseInt(match[2] as string, 16)];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+}
+
 export function isSpecialUseAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return SPECIAL_USE.check(mapped[1] as string, 'ipv4');
   const family = isIP(address);
   if (family === 0) return true;
-  return SPECIAL_USE.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return SPECIAL_USE.check(address, 'ipv4');
+  const mapped = mappedIPv4(address);
+  return mapped !== null ? SPECIAL_USE.check(mapped, 'ipv4') : SPECIAL_USE.check(address, 'ipv6');
 }
 
 /** Whether every address the document's host resolves to is public (an unresolvable host is not). */

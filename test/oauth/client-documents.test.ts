@@ -134,7 +134,7 @@ describe('Client ID Metadata Documents (issue 27 item 8)', function () {
       expect((await startAuthorization(app, `http://localhost:${port}/private.json`)).status).to.equal(400);
       const addresses: Array<[string, boolean]> = [
         ['127.0.0.1', true], ['10.0.0.1', true], ['172.16.5.4', true], ['192.168.1.1', true], ['169.254.0.1', true], ['100.64.0.1', true],
-        ['::1', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:127.0.0.1', true], ['8.8.8.8', false], ['2606:4700::1111', false],
+        ['::1', true], ['fe80::1', true], ['fd00::1', true], ['::ffff:127.0.0.1', true], ['::ffff:7f00:1', true], ['::ffff:8.8.8.8', false], ['8.8.8.8', false], ['2606:4700::1111', false],
       ];
       expect(addresses).to.not.be.empty;
       for (const [address, special] of addresses) expect(isSpecialUseAddress(address), address).to.equal(special);
