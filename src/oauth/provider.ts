@@ -4,7 +4,8 @@
  * expects), authorization code + PKCE S256 only, open dynamic client registration for public
  * clients, RFC 8707 resource indicators → JWT access tokens (`typ at+jwt`, ES256, signed with the
  * Account key the resource server trusts) whose `aud` is `/mcp` or `/v1`, refresh-token rotation,
- * revocation. State lives in the database (adapter.ts).
+ * revocation; Client ID Metadata Documents beside registration (client-documents.ts); the consent
+ * page for every authorization that asks for a write scope. State lives in the database (adapter.ts).
  */
 import Provider, { errors, interactionPolicy, type Account, type Adapter, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Kysely } from 'kysely';

@@ -1,8 +1,8 @@
 /**
  * What the consent page grants (docs/security.md#oauth-login): the requested read scopes always,
  * the requested write scopes only when the person ticks "also allow changes", the Seguridad
- * scopes never (a person's decision, personal tokens only); and how each scope
- * reads in plain words. Pure functions over the scope grammar of src/identity/scopes.ts.
+ * scopes never (a person's decision, personal tokens only); and what a request
+ * allows, grouped into a few plain lines (describeAccess). Pure functions over the scope grammar of src/identity/scopes.ts.
  */
 import { ALL_READ_SCOPE, ALL_WRITE_SCOPE, MONEY_WRITE_SCOPE, OAUTH_SCOPES, isWriteScope } from '../identity/scopes.js';
 
