@@ -20,7 +20,7 @@ import { createLimits, type Limits } from './http/limits.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { resourceTemplates, routes, tools } from '../generated/registry.gen.js';
 import type { OperationViews } from './runtime/views.js';
-import { createOAuthServer, type OAuthServer } from './oauth/index.js';
+import { createOAuthServer, type ClientDocumentTestSeam, type OAuthServer } from './oauth/index.js';
 import { clockDate, systemClock, type Clock } from './runtime/clock.js';
 import { passThroughTracing, type Tracing } from './http/tracing.js';
 // A type only, named through `import()` so that the one import of the adapter stays the dynamic one
@@ -63,6 +63,12 @@ export interface ServiceOptions {
   readonly clock?: Clock;
   /** Spans go through the OpenTelemetry SDK to this exporter, whatever the configuration (tests: an `InMemorySpanExporter`). */
   readonly spanExporter?: SpanExporter;
+  /**
+   * Tests only (never passed by src/main.ts, no setting reaches it): how the embedded Account
+   * fetches Client ID Metadata Documents from the test's own https server on loopback
+   * (src/oauth/client-documents.ts).
+   */
+  readonly clientDocumentTestSeam?: ClientDocumentTestSeam;
 }
 
 /**
@@ -90,6 +96,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     const auth = await createAuth(config, store.db, logger, metrics, { clock });
     const oauth = auth.accountKey === null ? null : await createOAuthServer({
       config, db: store.db, logger, signingKey: auth.accountKey, issuer: auth.issuer, audiences: auth.audiences, revocation: auth.revocation, clock,
+      ...(options.clientDocumentTestSeam ? { clientDocumentTestSeam: options.clientDocumentTestSeam } : {}),
     });
     return assemble(config, logger, store, metrics, limits, auth, oauth, { clock, tracing });
   } catch (err) {

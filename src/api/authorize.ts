@@ -10,7 +10,7 @@ import type { Caller } from '../identity/caller.js';
 import type { WorkspaceHint } from './service.js';
 import type { OperationRef, ResourceAccess } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
-import { findMissingScopes } from '../identity/scopes.js';
+import { findMissingScopes, isExplicitOnlyScope, isWriteScope } from '../identity/scopes.js';
 import { resolveShow } from '../identity/resource-access.js';
 
 /** The caller must be an active member of the token's organization. */
@@ -48,14 +48,28 @@ function describeAccess(op: OperationRef, access: ResourceAccess): string {
  */
 export function assertScope(caller: Caller, op: OperationRef): void {
   const granted = [...caller.scopes].sort();
-  if (findMissingScopes(caller.scopes, op.scopes).length > 0) {
-    throw new ApiError('insufficient_scope', 'The token scope does not reach this operation.', { required: [...op.scopes], granted });
+  const missing = findMissingScopes(caller.scopes, op.scopes);
+  if (missing.length > 0) {
+    throw new ApiError('insufficient_scope', `The token scope does not reach this operation.${howToGet(caller, missing)}`, { required: [...op.scopes], granted });
   }
   const change = requiredAccess(op).find((access) => !grantsAccessScopes(caller, access));
   if (change === undefined) return;
-  throw new ApiError('insufficient_scope', `The token scope does not reach what it needs to ${describeAccess(op, change)}.`, {
-    required: [...change.scopes], granted, resource: change.kind,
-  });
+  const message = `The token scope does not reach what it needs to ${describeAccess(op, change)}.${howToGet(caller, findMissingScopes(caller.scopes, change.scopes))}`;
+  throw new ApiError('insufficient_scope', message, { required: [...change.scopes], granted, resource: change.kind });
+}
+
+/**
+ * How to get a missing write scope (docs/security.md#oauth-login): an OAuth connection gets it by
+ * reconnecting and ticking "Also allow these changes" on the consent page; any caller by a
+ * personal token that carries it (the only way to the Seguridad scopes). Nothing for a missing read scope.
+ */
+function howToGet(caller: Caller, missing: readonly string[]): string {
+  const writes = missing.filter(isWriteScope);
+  if (writes.length === 0) return '';
+  const personal = 'a personal token with that scope (npm run token -- --scope ...)';
+  return caller.tokenType === 'oauth' && writes.every((s) => !isExplicitOnlyScope(s))
+    ? ` To make changes, reconnect (sign in again) and tick "Also allow these changes" on the consent page, or use ${personal}.`
+    : ` To make changes, use ${personal}.`;
 }
 
 /** Whether the membership holds a panel permission (admins hold them all). */

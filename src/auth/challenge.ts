@@ -5,7 +5,7 @@
  */
 import { HttpError } from '../http/errors.js';
 import type { Audience } from './types.js';
-import { READ_SCOPES } from '../identity/scopes.js';
+import { CHALLENGE_SCOPES } from '../identity/scopes.js';
 
 /** Why a token was refused: the `reason` of the HttpError and the metric label. */
 export type TokenFailureReason =
@@ -20,7 +20,7 @@ export interface ChallengeUrls {
 
 /** `Bearer resource_metadata="…", scope="…"[, error="…"]`. */
 function formatChallenge(urls: ChallengeUrls, audience: Audience, error?: 'invalid_token' | 'invalid_request'): string {
-  const parts = [`resource_metadata="${urls.resourceMetadata[audience]}"`, `scope="${READ_SCOPES.join(' ')}"`];
+  const parts = [`resource_metadata="${urls.resourceMetadata[audience]}"`, `scope="${CHALLENGE_SCOPES.join(' ')}"`];
   if (error) parts.push(`error="${error}"`);
   return `Bearer ${parts.join(', ')}`;
 }

@@ -57,8 +57,16 @@ export function isExplicitOnlyScope(scope: string): boolean {
  */
 export const OAUTH_SCOPES: readonly string[] = ALL_SCOPES.filter((s) => !isExplicitOnlyScope(s));
 
-/** The read scopes offered in the `scope="…"` of a 401 challenge (the OAuth ones). */
+/** The read scopes an OAuth grant may carry. */
 export const READ_SCOPES: readonly string[] = OAUTH_SCOPES.filter((s) => !isWriteScope(s));
+
+/**
+ * The scopes offered in the `scope="…"` of a 401 challenge, which clients (the MCP SDKs) ask for
+ * as they are: everything an OAuth grant may carry, reads and writes. The consent page still
+ * grants the writes only when the person ticks "Also allow these changes"
+ * (docs/security.md#oauth-login).
+ */
+export const CHALLENGE_SCOPES: readonly string[] = [ALL_READ_SCOPE, ALL_WRITE_SCOPE];
 
 /**
  * Whether the granted set satisfies one required scope:

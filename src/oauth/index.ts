@@ -27,9 +27,11 @@ import { createProvider, OAUTH_ROUTES } from './provider.js';
 import { createInteractionRouter } from './interactions.js';
 import { createApprovalLinks, type ApprovalLinks } from './approvals.js';
 import { createApprovalRouter } from './approval-page.js';
+import type { ClientDocumentTestSeam } from './client-documents.js';
 
 export { DEMO_PASSWORD } from './people.js';
 export type { ApprovalLinks } from './approvals.js';
+export type { ClientDocumentTestSeam } from './client-documents.js';
 
 /** Its row in `shared_secrets`: signs the authorization server's cookies and the pages' CSRF tokens, the same on every replica. */
 const OAUTH_COOKIE_SECRET = 'oauth-cookie-key';
@@ -50,6 +52,8 @@ export interface OAuthServerOptions {
   readonly audiences: Readonly<Record<Audience, string>>;
   readonly revocation: RevocationList;
   readonly clock: Clock;
+  /** Tests only: src/oauth/client-documents.ts. */
+  readonly clientDocumentTestSeam?: ClientDocumentTestSeam;
 }
 
 /** The largest client metadata one registration may send (real clients send well under 2 KB). */
@@ -86,6 +90,7 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
     revocation: options.revocation,
     clock: options.clock,
     maxClientMetadataBytes: MAX_CLIENT_METADATA_BYTES,
+    ...(options.clientDocumentTestSeam ? { clientDocumentTestSeam: options.clientDocumentTestSeam } : {}),
   });
   provider.on('server_error', (_ctx: unknown, err: unknown) => {
     options.logger.error({ event: 'oauth_server_error', err }, 'OAuth authorization server error');

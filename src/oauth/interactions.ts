@@ -18,9 +18,8 @@ import type { AuthLimits } from '../http/limits.js';
 import { INTERACTION_PREFIX } from './provider.js';
 import type { AppState } from '../http/app-state.js';
 import { DEMO_PASSWORD, credentialsOf, describePerson, findActiveOrganization, signInWithinLimit, type PersonSummary } from './people.js';
-import { OIDC_SCOPES, describeScope, grantedScopes, isFinanceScope } from './scopes.js';
+import { OIDC_SCOPES, describeAccess, grantedScopes, isFinanceScope } from './scopes.js';
 import { renderConsent, renderError, renderLogin, sendPage, type ClientView, type Page } from './pages.js';
-import { isWriteScope } from '../identity/scopes.js';
 import { DEMO_MEMBERS } from '../seed/identity.js';
 import { createFormPostGuard, readForm, type FormPostGuard } from './form.js';
 
@@ -141,15 +140,13 @@ async function consentPage(pages: Pages, details: Interaction, client: ClientVie
   const person = await signedInPerson(pages.options.db, details.session?.accountId);
   if (person === null) throw new HttpError(403, 'This person has no active membership.');
   const scopes = requestedScopes(details);
-  const requested = scopes.filter((s) => isFinanceScope(s));
   return renderConsent({
     action: `${INTERACTION_PREFIX}/${details.uid}/consent`,
     csrf: pages.guard.token(details.uid),
     client,
     person,
     workspaces: person.workspaces,
-    reads: requested.filter((s) => !isWriteScope(s)).map(describeScope),
-    writes: requested.filter(isWriteScope).map(describeScope),
+    ...describeAccess(scopes),
     refresh: scopes.includes('offline_access'),
   });
 }
@@ -192,12 +189,17 @@ function requestedResources(param: unknown, fallback: string): string[] {
   return resources.length > 0 ? resources : [fallback];
 }
 
-/** The client as the pages name it: its self-chosen name and where it returns to. */
+/**
+ * The client as the pages name it: its self-chosen name, where it returns to, and — for a client
+ * identified by its metadata document's URL — that URL's host, the part nobody can self-assert.
+ */
 async function clientView(provider: Provider, details: Interaction): Promise<ClientView> {
   const clientId = details.params.client_id as string | undefined;
   const client = clientId === undefined ? undefined : await provider.Client.find(clientId);
   const name = typeof client?.clientName === 'string' && client.clientName !== '' ? client.clientName : 'An unnamed application';
-  return { name, redirectOrigin: describeRedirect(details.params.redirect_uri) };
+  const view = { name, redirectOrigin: describeRedirect(details.params.redirect_uri) };
+  const fromDocument = (client as { clientIdMetadataDocument?: boolean } | undefined)?.clientIdMetadataDocument === true;
+  return fromDocument && clientId !== undefined ? { ...view, clientIdHost: new URL(clientId).host } : view;
 }
 
 /**

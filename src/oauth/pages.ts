@@ -62,10 +62,19 @@ export interface ClientView {
   readonly name: string;
   /** Where the browser goes afterwards (the redirect URI's origin), so the person can tell who asks. */
   readonly redirectOrigin: string;
+  /**
+   * The host of a client identified by its Client ID Metadata Document URL: who vouches for the
+   * client (its `client_name` is self-asserted, the host is not). Absent for registered clients.
+   */
+  readonly clientIdHost?: string;
 }
 
 function clientLine(client: ClientView): string {
-  return `<p><strong>${escapeHtml(client.name)}</strong> <span class="muted">(returns to ${escapeHtml(client.redirectOrigin)})</span> wants to use your Kobana Finance account.</p>`;
+  const returns = `returns to ${escapeHtml(client.redirectOrigin)}`;
+  if (client.clientIdHost !== undefined) {
+    return `<p><strong>${escapeHtml(client.clientIdHost)}</strong> <span class="muted">(calls itself “${escapeHtml(client.name)}”; ${returns})</span> wants to use your Kobana Finance account.</p>`;
+  }
+  return `<p><strong>${escapeHtml(client.name)}</strong> <span class="muted">(${returns})</span> wants to use your Kobana Finance account.</p>`;
 }
 
 export interface LoginView {
@@ -97,28 +106,40 @@ export interface ConsentView {
   readonly client: ClientView;
   readonly person: { readonly name: string; readonly email: string };
   readonly workspaces: readonly string[];
-  /** Plain-word lines of the read scopes granted on approval. */
-  readonly reads: readonly string[];
-  /** Plain-word lines of the requested write scopes; granted only when the box is ticked. */
+  /** The line of the reads granted on approval (src/oauth/scopes.ts `describeAccess`); null: none requested. */
+  readonly reads: string | null;
+  /** The lines (at most two) of the requested changes; granted only when the box is ticked. */
   readonly writes: readonly string[];
   readonly refresh: boolean;
 }
 
-const list = (items: readonly string[]) => `<ul>${items.map((i) => `<li>${escapeHtml(i)}</li>`).join('')}</ul>`;
+/** The one line about what OAuth never grants (docs/security.md#oauth-login). */
+export const NEVER_LINE = 'Never the Seguridad settings (what agents may do): only you change them, with a personal token';
+
+/**
+ * What the grant allows, as at most six lines (`ul.access`), none contradicting another: the
+ * reads, the changes (only with the tick), the workspaces, what it never gets, how long it stays.
+ */
+function accessLines(view: ConsentView): string[] {
+  const lines = [view.reads ?? 'Nothing beyond knowing who you are'];
+  for (const write of view.writes) lines.push(`${write} (only if you tick “Also allow these changes”)`);
+  lines.push(`Only in ${view.workspaces.length === 1 ? 'the workspace' : 'these workspaces'}: ${view.workspaces.length > 0 ? view.workspaces.join(', ') : 'none'}`);
+  lines.push(NEVER_LINE);
+  if (view.refresh) lines.push('Stays connected for up to 14 days unless you revoke it');
+  return lines;
+}
 
 export function renderConsent(view: ConsentView): Page {
-  const writes = view.writes.length === 0 ? '' : `<fieldset><legend>Changes</legend>
-<p>It also asks to make changes. Without your tick it can only read.</p>${list(view.writes)}
-<label><input type="checkbox" name="allow_writes" value="yes"> Also allow these changes</label></fieldset>`;
+  const items = accessLines(view).map((line) => `<li>${escapeHtml(line)}.</li>`).join('');
+  const tick = view.writes.length === 0 ? ''
+    : '<p><label><input type="checkbox" name="allow_writes" value="yes"> Also allow these changes</label> <span class="muted">Without the tick it can only read.</span></p>';
   return renderPage('Authorize', `<h1>Authorize access</h1>
 ${clientLine(view.client)}
-<p>Signed in as <strong>${escapeHtml(view.person.name)}</strong> (${escapeHtml(view.person.email)}).</p>
-<p>It will be able to:</p>${view.reads.length > 0 ? list(view.reads) : '<p class="muted">Nothing beyond knowing who you are.</p>'}
-<p>In these workspaces: ${escapeHtml(view.workspaces.length > 0 ? view.workspaces.join(', ') : 'none')}.</p>
-${view.refresh ? '<p class="muted">It stays signed in for up to 14 days (refresh tokens) unless access is revoked.</p>' : ''}
+<p>Signed in as <strong>${escapeHtml(view.person.name)}</strong> (${escapeHtml(view.person.email)}). It will be able to:</p>
 <form method="post" action="${escapeHtml(view.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
-${writes}
+<ul class="access">${items}</ul>
+${tick}
 <button class="primary" type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`);

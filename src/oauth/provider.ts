@@ -4,9 +4,10 @@
  * expects), authorization code + PKCE S256 only, open dynamic client registration for public
  * clients, RFC 8707 resource indicators → JWT access tokens (`typ at+jwt`, ES256, signed with the
  * Account key the resource server trusts) whose `aud` is `/mcp` or `/v1`, refresh-token rotation,
- * revocation. State lives in the database (adapter.ts).
+ * revocation; Client ID Metadata Documents beside registration (client-documents.ts); the consent
+ * page for every authorization that asks for a write scope. State lives in the database (adapter.ts).
  */
-import Provider, { errors, type Account, type Adapter, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, interactionPolicy, type Account, type Adapter, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { AccountKey } from '../auth/account-key.js';
@@ -19,6 +20,7 @@ import { createAdapterFactory, ISSUED_ACCESS_TOKEN } from './adapter.js';
 import { findActiveOrganization } from './people.js';
 import { OIDC_SCOPES } from './scopes.js';
 import { renderError, pageHeaders } from './pages.js';
+import { clientDocumentFeature, clientDocumentFetch, type ClientDocumentTestSeam } from './client-documents.js';
 
 /** Paths of the authorization server (all under PUBLIC_URL). */
 export const OAUTH_ROUTES = {
@@ -46,6 +48,8 @@ export interface ProviderOptions {
   readonly clock: Clock;
   /** The largest registered metadata (its JSON), whatever the transfer encoding of the request. */
   readonly maxClientMetadataBytes: number;
+  /** Tests only (src/oauth/client-documents.ts): how Client ID Metadata Documents are fetched from the test's server. */
+  readonly clientDocumentTestSeam?: ClientDocumentTestSeam;
 }
 
 /** Redirect URIs a registered client may use: https anywhere, http on loopback only, or a private-use scheme (RFC 8252). */
@@ -75,13 +79,41 @@ function validateClientMetadata(maxBytes: number, ctx: KoaContextWithOIDC | unde
   if (Buffer.byteLength(JSON.stringify(metadata)) > maxBytes) {
     throw new errors.InvalidClientMetadata(`client metadata must be at most ${maxBytes} bytes`);
   }
-  const uris = Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris : [];
-  if (!uris.every((u) => typeof u === 'string' && isAllowedRedirectUri(u))) {
+  if (!hasAllowedRedirectUris(metadata)) {
     throw new errors.InvalidRedirectUri('redirect_uris must be https, http on a loopback address, or a private-use scheme');
   }
-  if (metadata.token_endpoint_auth_method !== undefined && metadata.token_endpoint_auth_method !== 'none') {
+  if (!isPublicClient(metadata)) {
     throw new errors.InvalidClientMetadata('only public clients (token_endpoint_auth_method none) can register');
   }
+}
+
+function hasAllowedRedirectUris(metadata: Record<string, unknown>): boolean {
+  const uris = Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris : [];
+  return uris.every((u) => typeof u === 'string' && isAllowedRedirectUri(u));
+}
+
+function isPublicClient(metadata: Record<string, unknown>): boolean {
+  return metadata.token_endpoint_auth_method === undefined || metadata.token_endpoint_auth_method === 'none';
+}
+
+/** A client of a Client ID Metadata Document is held to the registration policy too (client-documents.ts). */
+const allowDocumentClient = (metadata: Record<string, unknown>): boolean => hasAllowedRedirectUris(metadata) && isPublicClient(metadata);
+
+/**
+ * The consent prompt of oidc-provider's default policy, plus one check: an authorization that
+ * asks for a write scope always shows the consent page, whatever grant already exists (a grant
+ * with write scopes is never reused silently; nor is one whose writes were left unticked).
+ */
+function interactionPrompts(): interactionPolicy.Prompt[] {
+  const policy = interactionPolicy.base();
+  const consent = policy.get('consent');
+  if (consent === undefined) throw new Error('oidc-provider has no consent prompt');
+  consent.checks.add(new interactionPolicy.Check('writes_requested', 'write scopes need the person\'s consent every time', 'consent_required', (ctx) => {
+    const requested = [...(ctx.oidc.requestParamScopes ?? [])];
+    return requested.some(isWriteScope) && ctx.oidc.result?.consent === undefined
+      ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+  }));
+  return [...policy];
 }
 
 type Settings<K extends keyof Configuration> = NonNullable<Configuration[K]>;
@@ -103,16 +135,17 @@ export function createProvider(options: ProviderOptions): Provider {
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     ...publicClientSettings(options.maxClientMetadataBytes),
+    ...clientDocumentFetch(options.clientDocumentTestSeam),
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
     pkce: { required: () => true },
     routes: OAUTH_ROUTES,
-    interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}/${interaction.uid}` },
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}/${interaction.uid}`, policy: interactionPrompts() },
     findAccount: (_ctx, sub) => findPerson(db, sub),
     extraTokenClaims: accessTokenClaims(db, adapter(ISSUED_ACCESS_TOKEN), lifetimes.revocationSeconds),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
     ttl: ttlSettings(lifetimes.accessTokenTTL),
-    features: featureSettings(options.audiences, lifetimes.accessTokenTTL),
+    features: featureSettings(options.audiences, lifetimes.accessTokenTTL, options.clientDocumentTestSeam),
     renderError: renderErrorPage,
   };
   const provider = new Provider(options.issuer, configuration);
@@ -194,8 +227,9 @@ function ttlSettings(accessTokenTTL: number): Settings<'ttl'> {
   };
 }
 
-function featureSettings(audiences: Readonly<Record<Audience, string>>, accessTokenTTL: number): Settings<'features'> {
+function featureSettings(audiences: Readonly<Record<Audience, string>>, accessTokenTTL: number, seam: ClientDocumentTestSeam | undefined): Settings<'features'> {
   return {
+    clientIdMetadataDocument: clientDocumentFeature(seam, allowDocumentClient),
     devInteractions: { enabled: false },
     registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
     // A client revokes its own tokens only.

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, DEMO, type TestApp } from '../helpers/index.js';
-import { READ_SCOPES } from '../../src/identity/scopes.js';
+import { CHALLENGE_SCOPES } from '../../src/identity/scopes.js';
 
 interface Answer { status: number; headers: Headers; body: any } // JSON under test
 
@@ -147,7 +147,7 @@ describe('authorization over HTTP (/v1 and /mcp)', () => {
 
   describe('HTTP-layer rejections', () => {
     const challenge = (path: '' | '/v1', error?: string) =>
-      `Bearer resource_metadata="${app.url}/.well-known/oauth-protected-resource${path}", scope="${READ_SCOPES.join(' ')}"${error ? `, error="${error}"` : ''}`;
+      `Bearer resource_metadata="${app.url}/.well-known/oauth-protected-resource${path}", scope="${CHALLENGE_SCOPES.join(' ')}"${error ? `, error="${error}"` : ''}`;
 
     it('REST: 401 with the challenge when the token is missing', async () => {
       const res = await rest('/v1/payables', null);

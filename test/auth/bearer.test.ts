@@ -5,13 +5,13 @@ import { SignJWT, generateKeyPair } from 'jose';
 import { startTestApp, DEMO, type TestApp } from '../helpers/index.js';
 import { buildDefaultClaims, craftToken, craftUnsignedToken, loadTestAppKey, readJti } from '../helpers/tokens.js';
 import type { AccountKey } from '../../src/auth/account-key.js';
-import { READ_SCOPES } from '../../src/identity/scopes.js';
+import { CHALLENGE_SCOPES } from '../../src/identity/scopes.js';
 import { startProbe, type Probe } from './bearer-probe.js';
 import { createLimits, type Limits } from '../../src/http/limits.js';
 
 export function expectedChallenge(app: TestApp, audience: 'mcp' | 'api', error?: string): string {
   const metadata = `${app.url}/.well-known/oauth-protected-resource${audience === 'api' ? '/v1' : ''}`;
-  return `Bearer resource_metadata="${metadata}", scope="${READ_SCOPES.join(' ')}"${error ? `, error="${error}"` : ''}`;
+  return `Bearer resource_metadata="${metadata}", scope="${CHALLENGE_SCOPES.join(' ')}"${error ? `, error="${error}"` : ''}`;
 }
 
 interface Answer { status: number; headers: Headers; body: any } // JSON under test

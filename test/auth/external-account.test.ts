@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { createAuth, type AuthLimits, type AuthModule } from '../../src/auth/index.js';
 import { createMetrics, type Metrics } from '../../src/http/metrics.js';
-import { READ_SCOPES } from '../../src/identity/scopes.js';
+import { CHALLENGE_SCOPES } from '../../src/identity/scopes.js';
 import { buildTestConfig, openTestDatabase, startTestApp, DEMO, type TestDatabase } from '../helpers/index.js';
 import { craftToken } from '../helpers/tokens.js';
 import { createManualClock } from '../helpers/clock.js';
@@ -199,7 +199,7 @@ describe('external Account unreachable with no cached key', () => {
     const res = await fetch(`${probe.url}/x`);
     expect(res.status).to.equal(401);
     expect(res.headers.get('www-authenticate')).to.equal(
-      `Bearer resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource", scope="${READ_SCOPES.join(' ')}"`,
+      `Bearer resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource", scope="${CHALLENGE_SCOPES.join(' ')}"`,
     );
   });
 });

@@ -15,6 +15,7 @@ import { listenGracefully } from '../../src/http/server.js';
 import type { MintTokenOptions } from '../../src/auth/index.js';
 import { buildTestConfig, createTestSchema } from './database.js';
 import type { Clock } from '../../src/runtime/clock.js';
+import type { ClientDocumentTestSeam } from '../../src/oauth/index.js';
 
 export interface TestApp {
   /** `http://127.0.0.1:<port>` (also the app's publicUrl, so iss/aud/resource match). */
@@ -33,6 +34,8 @@ export interface StartTestAppOptions {
   readonly logger?: Logger;
   /** Spans go through the OpenTelemetry SDK to this exporter (an `InMemorySpanExporter`); default: as the config says (off). */
   readonly spanExporter?: ServiceOptions['spanExporter'];
+  /** How the embedded Account fetches Client ID Metadata Documents from the test's https server (src/oauth/client-documents.ts). */
+  readonly clientDocumentTestSeam?: ClientDocumentTestSeam;
 }
 
 function findFreePort(): Promise<number> {
@@ -63,6 +66,7 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     services = await createServices(config, logger, {
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.spanExporter ? { spanExporter: options.spanExporter } : {}),
+      ...(options.clientDocumentTestSeam ? { clientDocumentTestSeam: options.clientDocumentTestSeam } : {}),
     });
   } catch (err) {
     await cleanup();

@@ -1,6 +1,7 @@
 /**
  * Issue 19, "Done when" 2: a real browser (Debian Chromium, driven by playwright-core) signs in on
- * the embedded Account's page, sees the consent page (kept as a screenshot in
+ * the embedded Account's page, sees the consent page for what SDK v2 asks (`finance.all
+ * finance.all.write`: at most six consistent lines, issue 27 item 8; kept as a screenshot in
  * `test-artifacts/oauth-consent.png`, a CI artefact), approves, and the client's callback
  * receives a code that buys a working token. Chromium is required: `.ci/run` installs it
  * (`apt-get install chromium`); CHROMIUM_PATH overrides /usr/bin/chromium.
@@ -13,6 +14,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { DEMO_PASSWORD } from '../../src/oauth/index.js';
 import { FLOW_REDIRECT_URI, buildAuthorizationUrl, exchangeCode, registerClient } from './support/flow.js';
+import { expectConsistentLines } from './support/consent-page.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve('test-artifacts');
@@ -38,7 +40,8 @@ describe('OAuth sign-in and consent in Chromium', function () {
     const verifier = randomBytes(32).toString('base64url');
     const url = buildAuthorizationUrl(app.url, clientId, {
       challenge: createHash('sha256').update(verifier).digest('base64url'),
-      scope: 'finance.all finance.payables.write offline_access',
+      // What SDK v2 asks for (the 401 challenge's scopes).
+      scope: 'finance.all finance.all.write offline_access',
     });
     const context = await browser.newContext();
     let callback: URL | undefined;
@@ -59,6 +62,11 @@ describe('OAuth sign-in and consent in Chromium', function () {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Authorize access' }).waitFor();
     expect(await page.textContent('main')).to.include('Flow test client').and.include('Ana Souza').and.include('Matriz');
+    // The statement of access as rendered: at most six lines, none contradicting another, and no other list on the page.
+    const lines = (await page.locator('ul.access > li').allInnerTexts()).map((line) => line.trim());
+    expectConsistentLines(lines);
+    expect(await page.locator('li').count()).to.equal(lines.length);
+    expect(await page.getByLabel('Also allow these changes').isChecked()).to.equal(false);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: path.join(ARTIFACTS, 'oauth-consent.png'), fullPage: true });
     await page.getByRole('button', { name: 'Approve' }).click();

@@ -14,7 +14,8 @@ export class MemoryOAuthProvider {
   private discovery: unknown;
   private readonly stateValue = crypto.randomUUID();
 
-  constructor(private readonly name: string) {}
+  /** `clientMetadataUrl`: the client is identified by its Client ID Metadata Document's URL (no registration). */
+  constructor(private readonly name: string, readonly clientMetadataUrl?: string) {}
 
   get redirectUrl(): string {
     return REDIRECT_URI;

@@ -29,6 +29,8 @@ export interface AuthorizeOptions {
   readonly resource?: string;
   readonly person?: Partial<PersonActions>;
   readonly userAgent?: UserAgentOptions;
+  /** The `prompt` parameter (default `consent`); null sends none, so an existing grant may be reused. */
+  readonly prompt?: string | null;
 }
 
 export interface AuthorizeOutcome {
@@ -50,6 +52,8 @@ export function buildAuthorizationUrl(baseUrl: string, clientId: string, options
     resource: options.resource ?? `${baseUrl}/mcp`,
     prompt: 'consent',
   }).toString();
+  if (options.prompt === null) url.searchParams.delete('prompt');
+  else if (options.prompt !== undefined) url.searchParams.set('prompt', options.prompt);
   return url;
 }
 
