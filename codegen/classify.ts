@@ -39,17 +39,28 @@ const HINTS = { readOnlyHint: 'readOnly', destructiveHint: 'destructive', idempo
 const FALLBACK_NAME = '{name|description|title|file_name|id}';
 const DESCRIBER_NAME = /^[a-z][a-z0-9-]*$/;
 
-/** readOnly = GET; destructive = DELETE, `cancel` or money-moving; idempotent = all but POST; then `x-mcp.annotations`. */
-export function classifyOperation(
-  where: { readonly file: string; readonly pointer: string },
-  method: HttpMethod, declaredOperationId: string | undefined, movesMoney: boolean, annotations: Obj,
-): Classification {
+/** What classifying reads of an operation besides its `x-mcp.annotations`. */
+export interface ClassifiedOperation {
+  readonly method: HttpMethod;
+  readonly declaredOperationId: string | undefined;
+  readonly movesMoney: boolean;
+  /** `x-kobana-touches` declares `changes: []`: the operation writes nothing (a GET, or a POST such as a preview). */
+  readonly changesNothing: boolean;
+}
+
+/**
+ * readOnly = GET, or an operation that declares `changes: []`; destructive = DELETE, `cancel` or
+ * money-moving; idempotent = all but a POST that writes; then `x-mcp.annotations`.
+ */
+export function classifyOperation(where: { readonly file: string; readonly pointer: string }, subject: ClassifiedOperation, annotations: Obj): Classification {
+  const { method, movesMoney } = subject;
   // A delete, a cancel or a money move is destructive by rule, and hints cannot take it back.
-  const alwaysDestructive = method === 'DELETE' || extractAction(declaredOperationId) === 'cancel' || movesMoney;
+  const alwaysDestructive = method === 'DELETE' || extractAction(subject.declaredOperationId) === 'cancel' || movesMoney;
+  const readOnly = method === 'GET' || subject.changesNothing;
   const result = {
-    readOnly: method === 'GET',
+    readOnly,
     destructive: alwaysDestructive,
-    idempotent: method !== 'POST',
+    idempotent: method !== 'POST' || readOnly,
   };
   for (const [key, value] of Object.entries(annotations)) {
     const at = `${where.pointer}/x-mcp/annotations/${key}`;
@@ -65,18 +76,51 @@ export function classifyOperation(
     result[HINTS[key as keyof typeof HINTS]] = value;
   }
   // Hints may add caution, never remove it: a delete, a cancel or a money move always asks for
-  // confirmation, and only a GET may call itself read-only (it is charged to the read budget).
+  // confirmation, and only an operation that writes nothing may call itself read-only (it is
+  // charged to the read budget and shown in read-only views).
   if (alwaysDestructive && !result.destructive) {
     throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations/destructiveHint`,
       'a delete, a cancel or an operation that moves money is always destructive (it runs over MCP only after confirmation)');
   }
-  if (result.readOnly && method !== 'GET') {
-    throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations/readOnlyHint`, `a ${method} operation is not read-only`);
+  if (result.readOnly && !readOnly) {
+    throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations/readOnlyHint`, `a ${method} operation that does not declare x-kobana-touches changes: [] is not read-only`);
   }
   if (result.readOnly && result.destructive) {
     throw new CodegenError('INVALID_EXTENSION', where.file, `${where.pointer}/x-mcp/annotations`, 'an operation cannot be both read-only and destructive');
   }
   return result;
+}
+
+/** What the safety checks read of a planned operation: its classification, scopes, permission and header parameters. */
+export interface SafetySubject {
+  readonly file: string;
+  readonly pointer: string;
+  readonly ref: OperationRef;
+  /** Its header parameters' names, as declared. */
+  readonly headers: readonly string[];
+}
+
+/**
+ * The safety metadata a Kobana operation's classification implies (docs/generator.md#safety-metadata):
+ * one that changes nothing needs only read scopes and a `.view` permission (or `none`), so every
+ * reader may call it; one that is destructive or moves money and is not idempotent takes the
+ * `Idempotency-Key` header, so a retry never runs it twice.
+ */
+export function checkSafetyMetadata(operation: SafetySubject): void {
+  const { ref, file, pointer } = operation;
+  if (ref.readOnly) {
+    const write = ref.scopes.find((scope) => scope.endsWith('.write'));
+    if (write !== undefined) {
+      throw new CodegenError('INVALID_EXTENSION', file, `${pointer}/security`, `${ref.operationId} changes nothing: it needs read scopes only, not ${write}`);
+    }
+    if (ref.permission !== 'none' && !ref.permission.endsWith('.view')) {
+      throw new CodegenError('INVALID_EXTENSION', file, `${pointer}/x-kobana-permission`, `${ref.operationId} changes nothing: its x-kobana-permission is a .view permission or none, not ${ref.permission}`);
+    }
+  }
+  if ((ref.destructive || ref.movesMoney) && !ref.idempotent && !operation.headers.some((name) => name.toLowerCase() === 'idempotency-key')) {
+    throw new CodegenError('MISSING_EXTENSION', file, `${pointer}/parameters`,
+      `${ref.operationId} is destructive or moves money and is not idempotent: it must take the Idempotency-Key header ($ref: "#/components/parameters/IdempotencyKey"), so a retry never runs it twice`);
+  }
 }
 
 /**

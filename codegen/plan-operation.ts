@@ -6,7 +6,7 @@
  */
 import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationBounds, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
 import { extractBounds, type BoundFields } from './bounds.js';
-import { classifyOperation } from './classify.js';
+import { checkSafetyMetadata, classifyOperation } from './classify.js';
 import { checkOmittedDeclared, planAccess, type AccessSubject, type PlannedAccess } from './plan-access.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
@@ -98,12 +98,14 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
   checkOmittedDeclared(subject, access, successResponse);
   const requestBody = extractRequestBody(operation.requestBody);
   const bounds = extractBounds(ctx.file, pointer, operation['x-kobana-bounds'], boundedInputs(parameters.all, requestBody));
+  const ref = planRef(subject, path, operation, { declaredOperationId, mcp, access });
+  if (ctx.kobanaSpec) checkSafetyMetadata({ file: ctx.file, pointer, ref, headers: parameters.all.filter((p) => p.in === 'header').map((p) => p.name) });
   return {
     file: ctx.file,
     pointer,
     ...describeOperation(operation, mcp, declaredOperationId, `${method} ${path}`),
     declaredOperationId,
-    ref: planRef(subject, path, operation, { declaredOperationId, mcp, access }),
+    ref,
     parameters: parameters.plain,
     list: parameters.list,
     requestBody,
@@ -167,7 +169,10 @@ function planRef(
     permission,
     movesMoney,
     workspaceScoped: operation['x-kobana-workspace'] !== false,
-    ...classifyOperation({ file, pointer }, method, planned.declaredOperationId, movesMoney, planned.mcp.annotations),
+    ...classifyOperation({ file, pointer }, {
+      method, declaredOperationId: planned.declaredOperationId, movesMoney,
+      changesNothing: operation['x-kobana-touches'] !== undefined && planned.access.changes.length === 0,
+    }, planned.mcp.annotations),
     confirmation: null,
     ...planned.access,
   };

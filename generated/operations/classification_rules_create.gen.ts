@@ -37,9 +37,24 @@ export const operation: OperationDefinition = {
     "sums": []
   },
   "title": "Create Classification Rule",
-  "description": "Creates a rule: criteria (all must match) and actions. Check it with `finance_classification_rules_preview`.",
+  "description": "Creates a rule: criteria (all must match) and actions. Try it first with `finance_classification_rules_preview_draft`.",
   "toolName": "finance_classification_rules_create",
-  "parameters": [],
+  "parameters": [
+    {
+      "name": "Idempotency-Key",
+      "in": "header",
+      "required": false,
+      "schema": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 255,
+        "examples": [
+          "7d1e9a40-3b2c-4f5e-9a8b-1c2d3e4f5a6b"
+        ],
+        "description": "Makes the POST safe to retry: the same key with the same body replays the stored response (`Idempotency-Replayed: true`); the same key with another body → `CONFLICT`. Kept 24 h per workspace and person."
+      }
+    }
+  ],
   "list": null,
   "requestBody": {
     "required": true,

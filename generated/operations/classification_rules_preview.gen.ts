@@ -7,22 +7,22 @@ export const operation: OperationDefinition = {
     "method": "POST",
     "path": "/v1/classification_rules/{id}/preview",
     "scopes": [
-      "finance.rules.write"
+      "finance.rules"
     ],
-    "permission": "rules.manage",
+    "permission": "rules.view",
     "movesMoney": false,
     "workspaceScoped": true,
-    "readOnly": false,
+    "readOnly": true,
     "destructive": false,
-    "idempotent": false,
+    "idempotent": true,
     "confirmation": null,
     "changes": [],
     "shows": [
       {
         "kind": "rules",
-        "permission": "rules.manage",
+        "permission": "rules.view",
         "scopes": [
-          "finance.rules.write"
+          "finance.rules"
         ]
       },
       {
@@ -38,7 +38,7 @@ export const operation: OperationDefinition = {
     ]
   },
   "title": "Preview Classification Rule",
-  "description": "Previews the rule on unreconciled statement lines; changes nothing.",
+  "description": "Previews a saved rule (also an inactive one) on unreconciled statement lines; changes nothing.",
   "toolName": "finance_classification_rules_preview",
   "parameters": [
     {
@@ -147,8 +147,11 @@ export const operation: OperationDefinition = {
           "additionalProperties": false
         },
         "rule_id": {
-          "description": "The rule.",
-          "type": "string",
+          "description": "The saved rule previewed; null for an unsaved one.",
+          "type": [
+            "string",
+            "null"
+          ],
           "format": "uuid",
           "examples": [
             "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d"

@@ -53,6 +53,20 @@ export const operation: OperationDefinition = {
         "format": "uuid",
         "description": "The receivable's id."
       }
+    },
+    {
+      "name": "Idempotency-Key",
+      "in": "header",
+      "required": false,
+      "schema": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 255,
+        "examples": [
+          "7d1e9a40-3b2c-4f5e-9a8b-1c2d3e4f5a6b"
+        ],
+        "description": "Makes the POST safe to retry: the same key with the same body replays the stored response (`Idempotency-Replayed: true`); the same key with another body → `CONFLICT`. Kept 24 h per workspace and person."
+      }
     }
   ],
   "list": null,

@@ -269,7 +269,8 @@ async function execute(runtime: Runtime, compiled: CompiledOperation, request: E
   // The records of kinds the caller may not read are left out (docs/security.md#resources-touched).
   const omitted = findOmittedKinds(caller, operation);
   const call: ReadyCall = { compiled, handler, prepared, request, omitted, deadline };
-  if (operation.method === 'GET') {
+  // A read (a GET, or an operation that changes nothing, codegen/classify.ts) runs outside a write's transaction and key.
+  if (operation.readOnly) {
     return { kind: 'done', output: markOmitted(await runRead(runtime, call), omitted), replayed: false, ...answered };
   }
   const { output, replayed } = await runWrite(runtime, call, proof);

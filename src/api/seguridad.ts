@@ -3,7 +3,7 @@
  * the workspace blocks it on the caller's channel. Reading/updating the settings as a
  * resource is `operations/security-settings.ts`'s business.
  *
- *   deriveAction(op: OperationRef): SeguridadAction | null   // null for reads
+ *   deriveAction(op: OperationRef): SeguridadAction | null   // null for reads (readOnly: GETs and previews)
  *   loadBlockedActions(db, workspaceId): Promise<BlockedActions>
  *   assertNotBlocked(db, workspaceId, channel, op): Promise<void>  // SECURITY_BLOCKED {channel, action}
  */
@@ -23,7 +23,7 @@ export type BlockedActions = Readonly<Record<SeguridadChannel, readonly Segurida
 export const NOTHING_BLOCKED: BlockedActions = { api: [], mcp: [] };
 
 export function deriveAction(op: OperationRef): SeguridadAction | null {
-  if (op.method === 'GET') return null;
+  if (op.readOnly) return null; // a GET, or an operation that changes nothing (a preview)
   if (op.movesMoney) return 'move_money';
   const action = op.operationId.slice(op.operationId.lastIndexOf('.') + 1);
   if (action === 'upload') return 'upload';

@@ -24,7 +24,8 @@ function buildFor(route: RouteDefinition, take: Take): Promise<CoverageRequest> 
 }
 
 const hasPathId = (route: RouteDefinition) => route.parameters.some((p) => p.in === 'path');
-const isWrite = (route: RouteDefinition) => route.operation.method !== 'GET';
+// A read is a GET or an operation that changes nothing (a preview POST): it needs read scopes only.
+const isWrite = (route: RouteDefinition) => !route.operation.readOnly;
 
 /** A scope that covers everything except what this route needs: read-only for writes, another resource for reads. */
 function insufficientScope(route: RouteDefinition): string {

@@ -357,9 +357,9 @@ describe('generate() on bad specs', function () {
     await expectCodegenError(deletion, 'INVALID_EXTENSION', '#/paths/~1v1~1payables~1{id}/delete/x-mcp/annotations/destructiveHint', /a delete, a cancel .* always destructive/);
   });
 
-  it('refuses readOnlyHint true on anything but a GET (a delete could otherwise skip confirmation and the write budget)', async () => {
+  it('refuses readOnlyHint true on an operation that does not declare changes: [] (a delete could otherwise skip confirmation and the write budget)', async () => {
     const file = variant('readonlydelete.yaml', (doc) => { doc.paths['/v1/payables/{id}'].delete['x-mcp'] = { annotations: { readOnlyHint: true, destructiveHint: true } }; });
-    await expectCodegenError(file, 'INVALID_EXTENSION', '#/paths/~1v1~1payables~1{id}/delete/x-mcp/annotations/readOnlyHint', /a DELETE operation is not read-only/);
+    await expectCodegenError(file, 'INVALID_EXTENSION', '#/paths/~1v1~1payables~1{id}/delete/x-mcp/annotations/readOnlyHint', /a DELETE operation that does not declare x-kobana-touches changes: \[\] is not read-only/);
   });
 
   it('fails an unknown filter operator', async () => {

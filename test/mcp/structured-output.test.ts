@@ -3,7 +3,7 @@
  * operation answers JSON has an `outputSchema` (type "object"), and a sample call of every tool
  * — arguments derived from the spec as the REST coverage requests are, destructive ones
  * confirmed — yields `structuredContent` that validates against it (ajv) and equals the text
- * block. Errors carry `{code, message, details}`; 2025-03-26 gets neither.
+ * block. Errors carry only the envelope text (no structuredContent); 2025-03-26 gets no structuredContent at all.
  */
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -121,7 +121,7 @@ describe('typed results: outputSchema and structuredContent for every tool', fun
           // A business refusal of a derived request (a record still in use): the error shape.
           const envelope = JSON.parse(content[0]!.text) as { error: { code: string; message: string; details?: object } };
           expect(['CONFLICT', 'UNPROCESSABLE_ENTITY'], `${tool.name}: ${content[0]!.text}`).to.include(envelope.error.code);
-          expect(structured).to.deep.equal({ code: envelope.error.code, message: envelope.error.message, details: envelope.error.details ?? {} });
+          expect(result).to.not.have.property('structuredContent');
           refused.push(tool.name);
           return;
         }
@@ -162,15 +162,17 @@ describe('typed results: outputSchema and structuredContent for every tool', fun
       expect(JSON.parse((plain['content'] as { text: string }[])[0]!.text)).to.deep.equal(typed['structuredContent']);
     });
 
-    it('a tool error keeps isError and the envelope text and adds {code, message, details}', async function () {
+    it('a tool error is isError with the envelope as its only text and no structuredContent, in every era', async function () {
       const result = await legacyCall('2025-06-18', 'finance_payables_get', { workspace_id: MATRIZ, id: '00000000-0000-4000-8000-00000000dead' });
       expect(result['isError']).to.equal(true);
+      expect(result['content']).to.have.length(1);
       expect(JSON.parse((result['content'] as { text: string }[])[0]!.text)).to.deep.equal({ error: { code: 'NOT_FOUND', message: 'Payable not found.' } });
-      expect(result['structuredContent']).to.deep.equal({ code: 'NOT_FOUND', message: 'Payable not found.', details: {} });
+      expect(result).to.not.have.property('structuredContent');
       const invalid = await legacyCall('2025-06-18', 'finance_payables_list', { workspace_id: MATRIZ, limit: 1000 });
-      const structured = invalid['structuredContent'] as { code: string; details: { issues?: unknown[] } };
-      expect(structured.code).to.equal('VALIDATION_ERROR');
-      expect(structured.details.issues).to.be.an('array').that.is.not.empty;
+      const envelope = JSON.parse((invalid['content'] as { text: string }[])[0]!.text) as { error: { code: string; details: { issues?: unknown[] } } };
+      expect(envelope.error.code).to.equal('VALIDATION_ERROR');
+      expect(envelope.error.details.issues).to.be.an('array').that.is.not.empty;
+      expect(invalid).to.not.have.property('structuredContent');
       expect((await legacyCall('2025-03-26', 'finance_payables_get', { workspace_id: MATRIZ, id: '00000000-0000-4000-8000-00000000dead' }))).to.not.have.property('structuredContent');
     });
   });

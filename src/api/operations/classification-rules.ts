@@ -1,8 +1,9 @@
 /**
  * classification_rules.*: CRUD of the rules that classify imported statement lines and new
  * titles (docs/domain.md#classification-rules; matching is src/api/rules/statements/classify.ts),
- * and `preview`: the unreconciled lines the rule would win — no earlier active rule matches them —
- * and the values they would get, evaluated exactly as an import evaluates, changing nothing.
+ * and `preview` (a saved rule) / `preview_draft` (an unsaved one, the body a create takes): the
+ * unreconciled lines the rule would win — no earlier active rule matches them — and the values
+ * they would get, evaluated exactly as an import evaluates, changing nothing.
  * Both are bounded by the contract (x-kobana-bounds, docs/domain.md#bounded-work): a workspace
  * holds at most `max_per_workspace` rules (a create beyond it is UNPROCESSABLE_ENTITY), and a
  * preview walks at most `max_scanned` lines, newest first, in chunks that check the call's
@@ -162,18 +163,19 @@ function toPreviewLine(rule: RuleRow, line: LineRow): Record<string, unknown> {
   };
 }
 
-const previewRule: OperationHandler = async (ctx, input) => {
-  const rule = await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL);
+/**
+ * What `rule` would win among `rules` (in evaluation order, `rule` among them and counted as
+ * active), evaluated as an import would: the preview of a saved rule and of an unsaved one.
+ */
+async function previewAmong(ctx: OperationContext, query: Readonly<Record<string, unknown>>, rules: readonly RuleRow[], rule: RuleRow, ruleId: string | null) {
   const maxScanned = declared(ctx, 'maxScanned');
-  // Evaluated with the others as an import would, the previewed rule counted as active.
-  const rules = prepareRules(await loadRules(ctx), rule.id);
-  const read = await readPreviewLines(ctx, input.query, maxScanned);
+  const read = await readPreviewLines(ctx, query, maxScanned);
   const lines = read.slice(0, maxScanned);
-  const won = await findWonLines(ctx, rules, rule, lines);
+  const won = await findWonLines(ctx, prepareRules(rules, rule.id), rule, lines);
   const truncated = read.length > maxScanned;
   return {
     body: {
-      rule_id: rule.id, count: won.length,
+      rule_id: ruleId, count: won.length,
       // The count is a total; the lines themselves are records (docs/security.md#resources-touched).
       statement_lines: !shows(ctx, 'reconciliations') ? [] : won.slice(0, PREVIEW_LINES).map((line) => toPreviewLine(rule, line)),
       meta: {
@@ -184,6 +186,27 @@ const previewRule: OperationHandler = async (ctx, input) => {
       },
     },
   };
+}
+
+const previewRule: OperationHandler = async (ctx, input) => {
+  const rule = await findInWorkspace(ctx, 'classification_rules', input.path['id'] ?? '', LABEL);
+  return previewAmong(ctx, input.query, await loadRules(ctx), rule, rule.id);
+};
+
+/**
+ * An unsaved rule, read as a create reads its body (references checked, nothing written), placed
+ * at its `position` after the saved rules of that position (default: last) and given an id no
+ * row has, so it is evaluated with the saved rules as it would be once created.
+ */
+const previewDraft: OperationHandler = async (ctx, input) => {
+  const workspaceId = requireWorkspace(ctx);
+  const columns = await newRuleColumns(ctx, workspaceId, await readChanges(ctx, readBody(input.body)));
+  assertComplete(columns);
+  const saved = await loadRules(ctx);
+  const draft: RuleRow = { id: randomUUID(), workspace_id: workspaceId, ...columns, ...insertAudit(ctx) };
+  const at = saved.findIndex((row) => Number(row.position) > draft.position);
+  const rules = at < 0 ? [...saved, draft] : [...saved.slice(0, at), draft, ...saved.slice(at)];
+  return previewAmong(ctx, input.query, rules, draft, null);
 };
 
 export const handlers = defineOperations({
@@ -201,4 +224,5 @@ export const handlers = defineOperations({
   }),
   'classification_rules.create': createRule,
   'classification_rules.preview': previewRule,
+  'classification_rules.preview_draft': previewDraft,
 });

@@ -134,10 +134,10 @@ function render(call: Call, outcome: ToolCallOutcome): Record<string, unknown> {
       // A confirmed call's own failure above, or the nonce store's answer when its insert failed (a full disk's first write).
       logConfirmedOutage(call, outcome.error);
       call.record(outcome.error.code, outcome.workspaceId);
-      return { ...renderApiError(outcome.error, { structured }) };
+      return { ...renderApiError(outcome.error) };
     case 'error':
       call.record(outcome.error.code, outcome.workspaceId);
-      return { ...renderApiError(outcome.error, { structured }) };
+      return { ...renderApiError(outcome.error) };
     case 'protocol_error':
       // A -32602 of the request (a `requestState` not issued for this call), logged as the other
       // invalid params are; the /mcp failure funnel (src/mcp/failure.ts) answers its JSON-RPC error.

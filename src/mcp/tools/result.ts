@@ -3,8 +3,8 @@
  * as one text block and — from 2025-06-18 — as `structuredContent` matching the tool's
  * `outputSchema`; files as metadata only; an Idempotency-Key replay and a page cut to fit marked
  * in `_meta` and said in a second text block; every ApiError as `isError: true` with the API
- * envelope as text and `{code, message, details}` as `structuredContent`. The one place MCP
- * renders operation outcomes.
+ * envelope as its only text and no `structuredContent`. The one place MCP renders operation
+ * outcomes.
  */
 import type { ApiError, FileOutput, OperationOutput } from '../../api/index.js';
 import { RawJson } from '../json-rpc.js';
@@ -81,11 +81,11 @@ export function renderOutput(tool: ToolDefinition, output: OperationOutput, opti
   };
 }
 
-export function renderApiError(error: ApiError, options: Pick<RenderOptions, 'structured'>): ToolResult {
-  const envelope = error.toEnvelope();
-  return {
-    isError: true,
-    content: [{ type: 'text', text: JSON.stringify(envelope) }],
-    ...(options.structured ? { structuredContent: { code: envelope.error.code, message: envelope.error.message, details: envelope.error.details ?? {} } } : {}),
-  };
+/**
+ * An error is its envelope as text and nothing else: no `structuredContent`, which a client
+ * checks against the tool's `outputSchema` (the success shape) even on `isError` (SDK v1 1.32
+ * does), so any structured error would be refused there (docs/protocol.md#tools).
+ */
+export function renderApiError(error: ApiError): ToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(error.toEnvelope()) }] };
 }

@@ -78,6 +78,33 @@ describe(`classification_rules (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQL
     expect(fresh.filter((l) => !named.has(l.fitid)).every((l) => l.rule_id !== rule.body.id)).to.equal(true);
   });
 
+  it('an unsaved rule previews as the same rule once saved, saving nothing; a bad reference is 422; reading needs only finance.rules', async () => {
+    const definition = { name: 'Tudo o mais', cost_center_id: f.costCenters.both, person_id: f.vendorId };
+    const rulesBefore = await api.app.services.db.selectFrom('classification_rules').selectAll().where('workspace_id', '=', M).orderBy('id').execute();
+    const draft = await call('POST', '/v1/classification_rules/preview', definition);
+    expect(draft.status, JSON.stringify(draft.body)).to.equal(200);
+    expect(draft.body.rule_id).to.equal(null);
+    expect(draft.body.count, 'a catch-all placed last wins the lines no other rule matches').to.be.greaterThan(0);
+    // A reader of rules alone gets the count, not the statement lines (docs/security.md#resources-touched).
+    const reader = await api.token('ana', 'finance.rules');
+    const counted = await api.call('POST', '/v1/classification_rules/preview', { workspace: M, token: reader, body: definition });
+    expect(counted.status, JSON.stringify(counted.body)).to.equal(200);
+    expect(counted.body).to.deep.include({ count: draft.body.count, statement_lines: [] });
+    expect(counted.body.meta.omitted).to.deep.equal(['reconciliations']);
+    expect(await api.app.services.db.selectFrom('classification_rules').selectAll().where('workspace_id', '=', M).orderBy('id').execute()).to.deep.equal(rulesBefore);
+    expect((await api.call('POST', '/v1/classification_rules/preview', { workspace: M, token: reader, body: { ...definition, category_id: DEMO.workspaces.filial } })).status, 'unknown category').to.equal(422);
+
+    const saved = await call('POST', '/v1/classification_rules', definition);
+    expect(saved.status, JSON.stringify(saved.body)).to.equal(201);
+    const preview = await call('POST', `/v1/classification_rules/${saved.body.id}/preview`);
+    expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+    expect({ ...draft.body, rule_id: saved.body.id }).to.deep.equal(preview.body);
+    // Placed first, the same draft wins every line it matches (at least what it won last).
+    const first = await call('POST', '/v1/classification_rules/preview', { ...definition, position: 0 });
+    expect(first.body.count).to.be.at.least(draft.body.count);
+    expect((await call('DELETE', `/v1/classification_rules/${saved.body.id}`)).status).to.equal(204);
+  });
+
   it('a new title gets the category and cost center of the first matching rule, only where its body left them out and they fit its kind', async () => {
     const rule = await call('POST', '/v1/classification_rules', {
       name: 'Coworking', position: 0, description_contains: 'coworking', category_id: f.debitCategoryId, cost_center_id: f.costCenters.both,

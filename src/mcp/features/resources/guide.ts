@@ -63,8 +63,8 @@ reaches only one. \`workspace_required\` means: choose one from \`details.worksp
 - Deleting, cancelling, settling, reopening and transferring are destructive: ask the person
   first and wait for an explicit yes. The server also asks for its own confirmation; when the
   client cannot show it, the tool answers \`confirmation_required\` and nothing changes.
-- Creating and money-moving tools take \`idempotency_key\`: send a fresh one per intended change and
-  reuse it when you retry that same request, so a retry never creates or pays twice.
+- Creating, cancelling and money-moving tools take \`idempotency_key\`: send a fresh one per
+  intended change and reuse it when you retry that same request, so a retry never creates or pays twice.
 
 ## Errors
 Errors you can act on are tool results with \`isError\` and \`{"error": {"code", "message", "details"}}\`:
