@@ -14,7 +14,7 @@ import { openDatabase, type OpenedDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { seedDemoData } from './seed/index.js';
 import { createAuth, type AuthModule } from './auth/index.js';
-import { createConfirmationDescribers, createOperationService, type ConfirmationDescribers, type OperationHandler, type OperationService } from './api/index.js';
+import { createConfirmationDescribers, createDownloadLinks, createOperationService, type ConfirmationDescribers, type DownloadLinks, type OperationHandler, type OperationService } from './api/index.js';
 import { handlers } from '../generated/handlers.gen.js';
 import { createLimits, type Limits } from './http/limits.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -49,6 +49,8 @@ export interface Services {
   readonly oauth: OAuthServer | null;
   /** The process's one clock (src/runtime/clock.ts); tests pass a manual one. */
   readonly clock: Clock;
+  /** Signed download links a person opens in a browser (docs/security.md#download-links): made by the download tool, served by src/http/download-link.ts. */
+  readonly downloadLinks: DownloadLinks;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,7 @@ function assemble(
     describers: createConfirmationDescribers({ routes: registry.routes, handlers: registry.handlers }),
     oauth,
     clock,
+    downloadLinks: createDownloadLinks({ config, db: store.db, clock }),
     async close() {
       await limits.close();
       await store.close();
