@@ -1,7 +1,7 @@
 /**
  * createApp(services): the single place where HTTP surfaces are wired together — request
  * observability, health/metrics, the Account's well-known documents and (embedded) its OAuth
- * authorization server and sign-in pages, the `/v1` REST router
+ * authorization server and sign-in pages, the download links people open, the `/v1` REST router
  * and the `/mcp` endpoint. It owns no behaviour of its own.
  */
 import Koa from 'koa';
@@ -10,6 +10,7 @@ import type { AppState } from './http/app-state.js';
 import { createAppErrorListener, requestObservability } from './http/observability.js';
 import { createHealthRouter } from './http/health.js';
 import { createRestRouter } from './http/rest.js';
+import { createDownloadLinkRouter } from './http/download-link.js';
 import { renderRestFallbacks } from './http/rest-fallback.js';
 import { createMcpRouter } from './mcp/router.js';
 import { createFinanceProviders } from './mcp/features/index.js';
@@ -38,6 +39,7 @@ export function createApp(services: Services): Koa<AppState> {
     approvals: services.oauth?.approvals,
     clock: services.clock,
     tracing: services.tracing,
+    downloadLinks: services.downloadLinks,
     ...createFinanceProviders({ operations: services.operations, db: services.db, tools, resourceTemplates }, { clock: services.clock }),
   });
   app.use(mcp.routes());
@@ -45,6 +47,10 @@ export function createApp(services: Services): Koa<AppState> {
   app.use(health.routes()).use(health.allowedMethods());
   app.use(services.auth.wellKnownRouter.routes());
   if (services.oauth) app.use(services.oauth.routes(services.limits).routes());
+  const downloads = createDownloadLinkRouter({
+    operations: services.operations, links: services.downloadLinks, loadCaller: services.auth.loadCaller, limits: services.limits,
+  });
+  app.use(downloads.routes()).use(downloads.allowedMethods());
   app.use(renderRestFallbacks());
   const rest = createRestRouter({ operations: services.operations, routes, auth: services.auth, limits: services.limits });
   app.use(rest.routes()).use(rest.allowedMethods());

@@ -14,7 +14,7 @@ import { openDatabase, type OpenedDatabase } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { seedDemoData } from './seed/index.js';
 import { createAuth, type AuthModule } from './auth/index.js';
-import { createConfirmationDescribers, createOperationService, type ConfirmationDescribers, type OperationHandler, type OperationService } from './api/index.js';
+import { createConfirmationDescribers, createDownloadLinks, createOperationService, type ConfirmationDescribers, type DownloadLinks, type OperationHandler, type OperationService } from './api/index.js';
 import { handlers } from '../generated/handlers.gen.js';
 import { createLimits, type Limits } from './http/limits.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
@@ -55,6 +55,8 @@ export interface Services {
   readonly clock: Clock;
   /** Spans of HTTP requests and MCP messages: the OpenTelemetry SDK when an exporter is configured, else pass-through (docs/operations.md#trace-context). */
   readonly tracing: Tracing;
+  /** Signed download links a person opens in a browser (docs/security.md#download-links): made by the download tool, served by src/http/download-link.ts. */
+  readonly downloadLinks: DownloadLinks;
   close(): Promise<void>;
 }
 
@@ -130,6 +132,7 @@ function assemble(
     oauth,
     clock,
     tracing,
+    downloadLinks: createDownloadLinks({ config, db: store.db, clock }),
     async close() {
       await limits.close();
       await store.close();

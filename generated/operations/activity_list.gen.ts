@@ -29,7 +29,7 @@ export const operation: OperationDefinition = {
     "sums": []
   },
   "title": "List Activity",
-  "description": "Lists the write log: who, via which `channel`, which `operation` on which record.",
+  "description": "Lists the write log: who, via which `channel`, which `operation` on which record; a download link's use is `attachments.download` via `link`.",
   "toolName": "finance_activity_list",
   "parameters": [],
   "list": {
@@ -106,13 +106,14 @@ export const operation: OperationDefinition = {
           "enum": [
             "api",
             "mcp",
-            "web"
+            "web",
+            "link"
           ],
           "examples": [
             "mcp"
           ]
         },
-        "description": "Channel the write came through."
+        "description": "Channel the write came through (`link`: a download link's use)."
       },
       {
         "name": "resource",
@@ -222,12 +223,13 @@ export const operation: OperationDefinition = {
                 ]
               },
               "channel": {
-                "description": "Where a write came from: the REST API, the MCP server or the web panel.",
+                "description": "Where an activity entry came from: the REST API, the MCP server, the web panel, or `link`: a person opened a download link (docs/security.md#download-links).",
                 "type": "string",
                 "enum": [
                   "api",
                   "mcp",
-                  "web"
+                  "web",
+                  "link"
                 ],
                 "examples": [
                   "mcp"

@@ -29,7 +29,7 @@ export const operation: OperationDefinition = {
     "sums": []
   },
   "title": "Download Attachment",
-  "description": "Returns the file's metadata and `download_path` (GET it over /v1 with an API token), never its bytes.",
+  "description": "Returns the file's metadata and `download_url`: a link for the person that opens the file in a browser with no token, valid 5 minutes (never its bytes). Programs GET `download_path` over /v1 with an API token.",
   "toolName": "finance_attachments_download",
   "parameters": [
     {

@@ -5,22 +5,33 @@
  *
  *   insertAudit(ctx): AuditColumns                        // created_* = updated_* = caller/now/channel, version 1
  *   updateAudit(ctx): {updated_at, updated_by, updated_via, version: sql`version + 1`}
- *   recordActivity(ctx, {operation, resource, recordId}): Promise<void>   // one activity row in ctx.workspaceId
+ *   recordActivity(ctx, {operation, resource, recordId}): Promise<void>   // one activity row in ctx.workspaceId (also a download link's use)
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { AuditColumns } from '../store/schema.js';
 import type { OperationContext } from './context.js';
 
+/**
+ * The channel a write is recorded with. A download link only reads (docs/security.md#download-links):
+ * a write reaching here on the `link` channel is a bug, stopped before anything is written.
+ */
+function writeChannel(ctx: OperationContext): AuditColumns['created_via'] {
+  const { channel } = ctx.caller;
+  if (channel === 'link') throw new Error('a download link cannot write');
+  return channel;
+}
+
 export function insertAudit(ctx: OperationContext): AuditColumns {
   const now = ctx.now().toISOString();
+  const channel = writeChannel(ctx);
   return {
     created_at: now,
     updated_at: now,
     created_by: ctx.caller.personId,
     updated_by: ctx.caller.personId,
-    created_via: ctx.caller.channel,
-    updated_via: ctx.caller.channel,
+    created_via: channel,
+    updated_via: channel,
     version: 1,
   };
 }
@@ -36,7 +47,7 @@ export function updateAudit(ctx: OperationContext): UpdateAuditColumns {
   return {
     updated_at: ctx.now().toISOString(),
     updated_by: ctx.caller.personId,
-    updated_via: ctx.caller.channel,
+    updated_via: writeChannel(ctx),
     // Incremented in SQL so concurrent writers never lose a bump.
     version: sql<number>`version + 1`,
   };

@@ -128,6 +128,12 @@ export function workspaceAccessDenied(workspaceId: string): ApiError {
   return new ApiError('workspace_access_denied', 'The workspace does not exist or is not reachable by this person.', { workspace_id: workspaceId });
 }
 
+/** What `workspace_required` tells the caller to do, in the words of its channel. */
+const WORKSPACE_REQUIRED = {
+  mcp: 'Choose a workspace: call finance_workspaces_list and pass workspace_id.',
+  api: 'Choose a workspace: send the X-Workspace-Id header (or the workspace_id query parameter) with an id from details.workspaces or GET /v1/workspaces.',
+} as const;
+
 /**
  * Resolves the workspace of a call (docs/security.md#resolving-the-workspace): argument → connection default → the only
  * workspace the person reaches → `workspace_required` with the choices. A named workspace must
@@ -147,9 +153,7 @@ export async function resolveWorkspace(db: Kysely<Database>, caller: Caller, hin
   if (granted.length === 1 && granted[0] !== undefined) return granted[0];
   const reachable = await listReachableWorkspaces(db, caller);
   if (reachable.length === 1 && reachable[0] !== undefined) return reachable[0].id;
-  throw new ApiError('workspace_required', 'Choose a workspace: call finance_workspaces_list and pass workspace_id.', {
-    workspaces: reachable,
-  });
+  throw new ApiError('workspace_required', WORKSPACE_REQUIRED[caller.channel === 'mcp' ? 'mcp' : 'api'], { workspaces: reachable });
 }
 
 /** A workspace of `reachable` named by id, else by name (case-insensitive); undefined when none. */

@@ -47,6 +47,8 @@ export interface OperationInput {
 
 /** A file the transport renders: REST streams `bytes`, MCP returns only the metadata. */
 export interface FileOutput {
+  /** The attachment the file is (a download link is made for it, docs/security.md#download-links). */
+  readonly attachmentId: string;
   readonly contentType: string;
   readonly size: number;
   readonly fileName: string;

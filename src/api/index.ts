@@ -13,6 +13,7 @@ export { consumeNonce, purgeExpiredNonces, unavailableError as confirmationUnava
 export { confirmationNotGiven, consumeConfirmation, type ConsumptionOutcome, type ProofBinding } from './confirmation/proof.js';
 export { CONFIRMATION_TTL_SECONDS, createNonce, openState, sealState, type ConfirmationClaims } from './confirmation/state.js';
 export { type ConfirmationTarget, type DescribeTarget } from './confirmation/target.js';
+export { DOWNLOAD_LINK_PARAMETER, DOWNLOAD_LINK_PATH, DOWNLOAD_LINK_TTL_SECONDS, createDownloadLinks, type DownloadGrant, type DownloadLinks, type IssuedLink } from './download-links.js';
 export { createOperationService } from './execute.js';
 export { computeShares } from './rules/apportionment.js';
 export { classify, type RuleRow } from './rules/statements/classify.js';

@@ -57,7 +57,8 @@ async function loadBlockedActions(db: Kysely<Database>, workspaceId: string): Pr
 
 export async function assertNotBlocked(db: Kysely<Database>, workspaceId: string, channel: Channel, op: OperationRef): Promise<void> {
   const action = deriveAction(op);
-  if (action === null || channel === 'web') return;
+  // A download link only reads (src/api/audit.ts refuses its writes); reads are never blocked.
+  if (action === null || channel === 'web' || channel === 'link') return;
   const blocked = await loadBlockedActions(db, workspaceId);
   if (blocked[channel].includes(action)) {
     throw new ApiError('SECURITY_BLOCKED', 'The workspace security settings block this action on this channel.', { channel, action });

@@ -32,7 +32,11 @@ function encodeExtValue(value: string): string {
 }
 
 export function buildContentDisposition(contentType: string, fileName: string): string {
-  const disposition = INLINE_TYPES.has(contentType.toLowerCase()) ? 'inline' : 'attachment';
+  return formatContentDisposition(INLINE_TYPES.has(contentType.toLowerCase()) ? 'inline' : 'attachment', fileName);
+}
+
+/** `<disposition>; filename="<ASCII fallback>"; filename*=UTF-8''<the name>` (RFC 6266). */
+export function formatContentDisposition(disposition: 'inline' | 'attachment', fileName: string): string {
   const base = (fileName.split(/[\\/]/).pop() ?? '').replace(/[\x00-\x1f\x7f]/g, '').slice(0, 200);
   const fallback = sanitizeFileName(base);
   const ext = base === '' ? '' : `; filename*=UTF-8''${encodeExtValue(base)}`;

@@ -4,7 +4,11 @@
  * `src/api` and `src/auth` can both name a `Caller` without importing each other.
  */
 
-export type Channel = 'api' | 'mcp' | 'web';
+/**
+ * Where a call came from: the REST API, the MCP server, the web panel, or a download link a person
+ * opened (docs/security.md#download-links: it only reads, and its uses are logged with `link`).
+ */
+export type Channel = 'api' | 'mcp' | 'web' | 'link';
 export type TokenType = 'oauth' | 'personal';
 
 /** A verified token, as authentication hands it to the surfaces (before the membership is loaded). */

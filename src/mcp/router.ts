@@ -9,7 +9,7 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { ConfirmationDescribers, OperationService } from '../api/index.js';
+import type { ConfirmationDescribers, DownloadLinks, OperationService } from '../api/index.js';
 import type { AuthModule } from '../auth/index.js';
 import type { Config } from '../config.js';
 import type { AppContext as Context, AppMiddleware as Gate, AppState } from '../http/app-state.js';
@@ -59,6 +59,8 @@ export interface McpRouterDeps {
   readonly clock?: Clock | undefined;
   /** The span of each MCP message (src/http/tracing.ts); default pass-through. */
   readonly tracing?: Tracing | undefined;
+  /** Download links for the person (docs/security.md#download-links); absent, a download answers its API path only. */
+  readonly downloadLinks?: Pick<DownloadLinks, 'issue'> | undefined;
 }
 
 const NO_DESCRIBERS: ConfirmationDescribers = { describerFor: () => undefined };
@@ -77,6 +79,7 @@ export function createMcpRouter(deps: McpRouterDeps): Router<AppState> {
     operations: deps.operations,
     confirm: deps.confirm ?? defaultConfirmation(deps),
     metrics: deps.metrics,
+    downloadLinks: deps.downloadLinks,
     resources: deps.resources,
     prompts: deps.prompts,
     completions: deps.completions,

@@ -46,6 +46,11 @@ export function knowsStructuredOutput(era: Era): boolean {
   return era.version !== '2025-03-26';
 }
 
+/** `resource_link` content blocks arrived in 2025-06-18 (a download's link to its attachment, docs/protocol.md#tools). */
+export function knowsResourceLinks(era: Era): boolean {
+  return era.version !== '2025-03-26';
+}
+
 function readPackageVersion(): string {
   const raw = readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8');
   const version = (JSON.parse(raw) as { version?: unknown }).version;

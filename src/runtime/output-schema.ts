@@ -24,15 +24,19 @@ export const WRAPPED_RESULT_PROPERTY = 'result';
 
 /**
  * What `tools/call` answers for an operation returning a file (docs/domain.md#attachments): its
- * metadata and the REST path to download it, never the bytes. Shared with src/mcp/tools/result.ts.
+ * metadata, the link a person opens (docs/security.md#download-links) and the REST path to
+ * download it, never the bytes. Shared with src/mcp/tools/result.ts.
  */
 const FILE_OUTPUT_SCHEMA: JsonSchema = Object.freeze({
   type: 'object',
   properties: {
+    id: { type: 'string', format: 'uuid' },
     content_type: { type: 'string' },
     size: { type: 'integer' },
     file_name: { type: 'string' },
     sha256: { type: 'string' },
+    download_url: { type: 'string', format: 'uri' },
+    download_url_expires_at: { type: 'string', format: 'date-time' },
     download_path: { type: 'string' },
     note: { type: 'string' },
   },

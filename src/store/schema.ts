@@ -113,7 +113,7 @@ export interface AttachmentLinksTable {
   parent_id: string; created_at: string; created_by: string;
 }
 export interface ActivityTable {
-  id: string; workspace_id: string; person_id: string; channel: 'api' | 'mcp' | 'web';
+  id: string; workspace_id: string; person_id: string; channel: 'api' | 'mcp' | 'web' | 'link';
   operation: string; resource: string; record_id: string | null; created_at: string;
 }
 export interface IdempotencyKeysTable {

@@ -44,7 +44,7 @@ describe('renderRestErrors / renderOutput', () => {
       const thrower = throwers[ctx.path];
       if (thrower) thrower();
       if (ctx.path === '/file') {
-        await renderOutput(ctx, { status: 200, file: { contentType: 'application/pdf', size: 4, fileName: 'x.pdf', sha256: '', downloadPath: '', bytes: async () => new Uint8Array([37, 80, 68, 70]) } });
+        await renderOutput(ctx, { status: 200, file: { attachmentId: '', contentType: 'application/pdf', size: 4, fileName: 'x.pdf', sha256: '', downloadPath: '', bytes: async () => new Uint8Array([37, 80, 68, 70]) } });
       } else {
         await renderOutput(ctx, { status: 204, headers: { 'RateLimit-Remaining': '3' } });
       }

@@ -39,9 +39,10 @@ describe('tools/list and tools/call', function () {
     const body = await rpc(token, 'tools/call', { name, arguments: args }, headers);
     expect(body.error, JSON.stringify(body.error)).to.equal(undefined);
     const result = body.result as unknown as ToolResult;
-    // The endpoint's JSON first; a note may follow (a replay, a page cut to fit).
-    expect(result.content.length).to.be.within(1, 3);
-    expect(result.content.every((block) => block.type === 'text')).to.equal(true);
+    // The endpoint's JSON first; a note may follow (a replay, a page cut to fit); a download ends with a resource_link.
+    const texts = result.content.at(-1)?.type === 'resource_link' ? result.content.slice(0, -1) : result.content;
+    expect(texts.length).to.be.within(1, 3);
+    expect(texts.every((block) => block.type === 'text')).to.equal(true);
     return { result, json: JSON.parse(result.content[0]?.text ?? 'null') as Record<string, unknown> };
   }
 
@@ -270,9 +271,11 @@ describe('tools/list and tools/call', function () {
       const token = await app.mintToken({ person: DEMO.emails.ana, scope: ALL_READ });
       const { result, json } = await call(token, 'finance_attachments_download', { workspace_id: DEMO.workspaces.matriz, id });
       expect(result.isError).to.equal(undefined);
-      expect(Object.keys(json).sort()).to.deep.equal(['content_type', 'download_path', 'file_name', 'note', 'sha256', 'size']);
-      expect(json).to.include({ content_type: 'application/pdf', size: pdf.length, file_name: 'nota.pdf' });
+      expect(Object.keys(json).sort()).to.deep.equal(['content_type', 'download_path', 'download_url', 'download_url_expires_at', 'file_name', 'id', 'note', 'sha256', 'size']);
+      expect(json).to.include({ id, content_type: 'application/pdf', size: pdf.length, file_name: 'nota.pdf' });
       expect(json['download_path']).to.be.a('string').and.include(id);
+      expect(json['download_url']).to.be.a('string').and.include(`${app.url}/downloads/attachments/${id}?link=`);
+      expect(result.content.at(-1)).to.deep.include({ type: 'resource_link', uri: `kobana://finance/attachments/${id}` });
       expect(result.content[0]?.text).not.to.include(pdf.toString('base64').slice(0, 40));
     });
 

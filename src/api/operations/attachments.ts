@@ -123,7 +123,10 @@ const get: OperationHandler = async (ctx, input) => {
 
 const download: OperationHandler = async (ctx, input) => {
   const row = await findAttachment(ctx, input.path['id']);
+  // Each use of a download link is logged in the activity (docs/security.md#download-links).
+  if (ctx.caller.channel === 'link') await recordActivity(ctx, { operation: 'attachments.download', resource: 'attachments', recordId: row.id });
   const file: FileOutput = {
+    attachmentId: row.id,
     contentType: row.content_type,
     size: Number(row.size),
     fileName: row.file_name,

@@ -5,7 +5,7 @@
  * as a tool result (result.ts) → the call's log line and metrics (call-log.ts).
  */
 import type { Logger } from 'pino';
-import { confirmationUnavailable, type ApiError, type Caller, type OperationService } from '../../api/index.js';
+import { confirmationUnavailable, type ApiError, type Caller, type DownloadLinks, type IssuedLink, type OperationService } from '../../api/index.js';
 import type { Metrics } from '../../http/metrics.js';
 import type { TraceSpan } from '../../http/tracing.js';
 import type { JsonSchema, ToolDefinition } from '../../runtime/types.js';
@@ -14,7 +14,7 @@ import { isPlainObject } from '../../runtime/values.js';
 import { databaseFailureKind, databaseOutageReason, isDatabaseUnavailable } from '../../store/db-unavailable.js';
 import { INVALID_PARAMS, JsonRpcError } from '../json-rpc.js';
 import type { ToolView } from '../view.js';
-import { knowsStructuredOutput, type Era } from '../versions.js';
+import { knowsResourceLinks, knowsStructuredOutput, type Era } from '../versions.js';
 import type { ArgumentValidator } from './arguments.js';
 import { recordToolCall } from './call-log.js';
 import type { CatalogEntry, ToolCatalog } from './catalog.js';
@@ -29,6 +29,8 @@ export interface ToolCallDeps {
   readonly operations: OperationService;
   readonly confirm: DestructiveCallConfirmation;
   readonly metrics: Partial<Metrics> | undefined;
+  /** Makes a download's link for the person (docs/security.md#download-links); absent, a download answers its API path only. */
+  readonly downloadLinks?: Pick<DownloadLinks, 'issue'> | undefined;
 }
 
 /**
@@ -62,6 +64,8 @@ interface Call {
   readonly tool: ToolDefinition;
   readonly args: Args;
   readonly record: (status: string, workspaceId: string | null) => void;
+  /** A download's link, made once the call succeeded. */
+  readonly downloadLink?: IssuedLink | undefined;
 }
 
 /** The `limit` argument's schema of a list tool (its contract's page size). */
@@ -127,7 +131,10 @@ function render(call: Call, outcome: ToolCallOutcome): Record<string, unknown> {
   switch (outcome.kind) {
     case 'done':
       call.record('ok', outcome.workspaceId);
-      return { ...renderOutput(tool, outcome.output, { replayed: outcome.replayed, structured, pageCut: readPageCut(tool, call.args, outcome.output.body) }) };
+      return { ...renderOutput(tool, outcome.output, {
+        replayed: outcome.replayed, structured, pageCut: readPageCut(tool, call.args, outcome.output.body),
+        downloadLink: call.downloadLink, resourceLinks: knowsResourceLinks(call.ctx.era),
+      }) };
     case 'confirmed_call_failed':
       return render(call, answerConfirmedFailure(call, outcome.cause));
     case 'confirmed_error':
@@ -165,5 +172,14 @@ export async function callTool(deps: ToolCallDeps, ctx: ToolCallContext): Promis
     record(isDatabaseUnavailable(error) ? 'unavailable' : 'internal', null);
     throw error;
   });
-  return render({ deps, ctx, tool, args, record }, outcome);
+  return render({ deps, ctx, tool, args, record, downloadLink: await issueDownloadLink(deps, ctx.caller, outcome) }, outcome);
+}
+
+/** The link for the person to a file the call answered (docs/security.md#download-links), bound to its workspace. */
+async function issueDownloadLink(deps: ToolCallDeps, caller: Caller, outcome: ToolCallOutcome): Promise<IssuedLink | undefined> {
+  if (outcome.kind !== 'done' || outcome.output.file === undefined || outcome.workspaceId === null || deps.downloadLinks === undefined) return undefined;
+  return deps.downloadLinks.issue({
+    personId: caller.personId, organizationId: caller.organizationId, workspaceId: outcome.workspaceId,
+    attachmentId: outcome.output.file.attachmentId, tokenType: caller.tokenType,
+  });
 }

@@ -1,18 +1,24 @@
 /**
  * Maps a dispatched call to its `tools/call` result (docs/protocol.md#tools): the endpoint's JSON
  * as one text block and — from 2025-06-18 — as `structuredContent` matching the tool's
- * `outputSchema`; files as metadata only; an Idempotency-Key replay and a page cut to fit marked
+ * `outputSchema`; files as metadata and a download link the person opens (from 2025-06-18 with
+ * a `resource_link` to the attachment, last in `content`); an Idempotency-Key replay and a page cut to fit marked
  * in `_meta` and said in a second text block; every ApiError as `isError: true` with the API
  * envelope as its only text and no `structuredContent`. The one place MCP renders operation
  * outcomes.
  */
-import type { ApiError, FileOutput, OperationOutput } from '../../api/index.js';
+import type { ApiError, FileOutput, IssuedLink, OperationOutput } from '../../api/index.js';
 import { RawJson } from '../json-rpc.js';
 import { WRAPPED_RESULT_PROPERTY } from '../../runtime/output-schema.js';
 import type { ToolDefinition } from '../../runtime/types.js';
 
+/** A text block, or (a download, from 2025-06-18) a `resource_link` to the attachment's resource. */
+export type ContentBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'resource_link'; readonly uri: string; readonly name: string; readonly mimeType: string; readonly size: number };
+
 export interface ToolResult {
-  readonly content: readonly { readonly type: 'text'; readonly text: string }[];
+  readonly content: readonly ContentBlock[];
   /** The text block's JSON spliced in again (RawJson): the body is serialized once. */
   readonly structuredContent?: Readonly<Record<string, unknown>> | RawJson;
   readonly isError?: true;
@@ -37,30 +43,44 @@ export interface RenderOptions {
   /** The era knows `structuredContent` (2025-06-18 and later). */
   readonly structured: boolean;
   readonly pageCut?: PageCut | undefined;
+  /** A file's download link for the person (docs/security.md#download-links); absent where none is made. */
+  readonly downloadLink?: IssuedLink | undefined;
+  /** The era knows `resource_link` content (2025-06-18 and later). */
+  readonly resourceLinks?: boolean;
 }
 
-/** Files are never inlined (docs/domain.md#attachments): the download goes through the API with an API token. */
-function describeFile(file: FileOutput): Record<string, unknown> {
+const FILE_NOTE = 'Give download_url to the person: it opens the file in a browser, with no token, until download_url_expires_at (a few minutes; '
+  + 'call this tool again for a new one). A program downloads with GET on download_path at /v1 with an API token (the MCP token is not valid there).';
+
+/** Files are never inlined (docs/domain.md#attachments): a link the person opens, and the API path for programs. */
+function describeFile(file: FileOutput, link: IssuedLink | undefined): Record<string, unknown> {
   return {
+    id: file.attachmentId,
     content_type: file.contentType,
     size: file.size,
     file_name: file.fileName,
     sha256: file.sha256,
+    ...(link ? { download_url: link.url, download_url_expires_at: new Date(link.expiresAt * 1000).toISOString() } : {}),
     download_path: file.downloadPath,
-    note: 'Download with an API token (the MCP token is not valid at /v1).',
+    note: link ? FILE_NOTE : 'Download with an API token (the MCP token is not valid at /v1).',
   };
 }
 
 /** What the operation answered, as the tool's payload (file metadata for a file; undefined for nothing). */
-function toolPayload(output: OperationOutput): unknown {
-  return output.file ? describeFile(output.file) : output.body;
+function toolPayload(output: OperationOutput, link: IssuedLink | undefined): unknown {
+  return output.file ? describeFile(output.file, link) : output.body;
+}
+
+/** The attachment as a resource (`kobana://finance/attachments/{id}`, its GET tool's template). */
+function linkToResource(file: FileOutput): ContentBlock {
+  return { type: 'resource_link', uri: `kobana://finance/attachments/${encodeURIComponent(file.attachmentId)}`, name: file.fileName, mimeType: file.contentType, size: file.size };
 }
 
 export function renderOutput(tool: ToolDefinition, output: OperationOutput, options: RenderOptions): ToolResult {
-  const payload = toolPayload(output);
+  const payload = toolPayload(output, options.downloadLink);
   // Operations that answer nothing (delete, unlink) get an empty object, so the text stays valid JSON.
   const json = payload === undefined ? '{}' : JSON.stringify(payload);
-  const content = [{ type: 'text' as const, text: json }];
+  const content: ContentBlock[] = [{ type: 'text' as const, text: json }];
   const meta: Record<string, unknown> = {};
   if (options.pageCut) {
     const { returned, requested } = options.pageCut;
@@ -71,6 +91,8 @@ export function renderOutput(tool: ToolDefinition, output: OperationOutput, opti
     content.push({ type: 'text', text: REPLAYED_NOTE });
     meta[REPLAYED_META] = true;
   }
+  // Last, after every text block: the text blocks' order is the result's contract (docs/protocol.md#tools).
+  if (output.file && options.resourceLinks === true) content.push(linkToResource(output.file));
   const structuredContent = options.structured && tool.output && payload !== undefined
     ? new RawJson(tool.output.wrapped ? `{${JSON.stringify(WRAPPED_RESULT_PROPERTY)}:${json}}` : json)
     : undefined;

@@ -28,7 +28,7 @@ Back-office finance of one organization: what the company owes (payables), what 
 | What moved in an account (statement)? | \`finance_transactions_list\` (filter \`financial_account_id\`, \`occurred_at\`) |
 | How are expenses and revenues classified? | \`finance_categories_list\` (or the resource \`kobana://finance/chart-of-accounts\`) |
 | Cost centers, suppliers and customers, companies, taxes | \`finance_cost_centers_list\`, \`finance_people_list\`, \`finance_companies_list\`, \`finance_taxes_list\` |
-| Files (invoices, boletos, receipts) | \`finance_attachments_list\`, \`finance_attachments_get\`, \`finance_attachments_download\` |
+| Files (invoices, boletos, receipts) | \`finance_attachments_list\`, \`finance_attachments_get\`, \`finance_attachments_download\` (its \`download_url\`: a link the person opens in a browser, for 5 minutes) |
 | Who changed what? | \`finance_activity_list\` |
 | Record a payment or a receipt | \`finance_payables_settle\`, \`finance_receivables_settle\` (undo with \`finance_payables_reopen\`, \`finance_receivables_reopen\`) |
 | Move money between two accounts | \`finance_transfers_create\` |
