@@ -34,7 +34,7 @@ export interface ReconciliationUndoPlan {
   readonly version: number;
   /** By date, then id. */
   readonly lines: readonly UndoneLine[];
-  /** In the order the reconciliation recorded them. */
+  /** By due date, then description, then id (the items carry no order of their own: a stable one for the sentence and the answer alike). */
   readonly reopens: readonly ReopenedTitle[];
 }
 
@@ -48,17 +48,18 @@ export async function planReconciliationUndo(db: Kysely<Database>, workspaceId: 
   const row = await db.selectFrom('reconciliations').select('version').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('Reconciliation');
   const items = await db.selectFrom('reconciliation_items').select(['item_type', 'item_id', 'settlement_transaction_id'])
-    .where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', id).orderBy('id').execute();
+    .where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', id).execute();
   const lines = await db.selectFrom('statement_lines').select(['id', 'posted_on', 'type', 'amount_cents', 'description'])
     .where('workspace_id', '=', workspaceId).where('reconciliation_id', '=', id).orderBy('posted_on').orderBy('id').execute();
   const settled = items.filter(isSettledTitle);
   const titles = settled.length === 0 ? [] : await db.selectFrom('titles').select(['id', 'kind', 'description', 'amount_cents', 'transaction_id'])
-    .where('workspace_id', '=', workspaceId).where('id', 'in', settled.map((item) => item.item_id)).execute();
-  const byId = new Map(titles.map((title) => [title.id, title]));
-  const reopens = settled.flatMap((item): ReopenedTitle[] => {
-    const title = byId.get(item.item_id);
+    .where('workspace_id', '=', workspaceId).where('id', 'in', settled.map((item) => item.item_id))
+    .orderBy('due_date').orderBy('description').orderBy('id').execute();
+  const byId = new Map(settled.map((item) => [item.item_id, item]));
+  const reopens = titles.flatMap((title): ReopenedTitle[] => {
+    const item = byId.get(title.id);
     // Reopened (or deleted) by hand since: there is nothing of this reconciliation's left to undo.
-    if (!title || title.kind !== item.item_type || title.transaction_id !== item.settlement_transaction_id) return [];
+    if (!item || title.kind !== item.item_type || title.transaction_id !== item.settlement_transaction_id) return [];
     return [{ type: item.item_type, id: title.id, description: title.description, amountCents: Number(title.amount_cents), settlementTransactionId: item.settlement_transaction_id }];
   });
   return {
