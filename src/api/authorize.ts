@@ -12,6 +12,7 @@ import type { OperationRef, ResourceAccess } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
 import { findMissingScopes } from '../identity/scopes.js';
 import { resolveShow } from '../identity/resource-access.js';
+import { NO_PERMISSION } from '../identity/permissions.js';
 
 /** The caller must be an active member of the token's organization. */
 export function assertMembership(caller: Caller): void {
@@ -48,8 +49,9 @@ function describeAccess(op: OperationRef, access: ResourceAccess): string {
  */
 export function assertScope(caller: Caller, op: OperationRef): void {
   const granted = [...caller.scopes].sort();
-  if (findMissingScopes(caller.scopes, op.scopes).length > 0) {
-    throw new ApiError('insufficient_scope', 'The token scope does not reach this operation.', { required: [...op.scopes], granted });
+  const missing = findMissingScopes(caller.scopes, op.scopes);
+  if (missing.length > 0) {
+    throw new ApiError('insufficient_scope', 'The token scope does not reach this operation.', { required: op.scopes.length > 0 ? [...op.scopes] : missing, granted });
   }
   const change = requiredAccess(op).find((access) => !grantsAccessScopes(caller, access));
   if (change === undefined) return;
@@ -58,11 +60,11 @@ export function assertScope(caller: Caller, op: OperationRef): void {
   });
 }
 
-/** Whether the membership holds a panel permission (admins hold them all). */
+/** Whether the membership holds a panel permission (admins hold them all; `none` is held by every member). */
 function holdsPermission(caller: Caller, permission: string): boolean {
   const membership = caller.membership;
   if (membership === null) return false;
-  return membership.isAdmin || permission === '' || membership.permissions.has(permission);
+  return membership.isAdmin || permission === NO_PERMISSION || membership.permissions.has(permission);
 }
 
 /** The person must hold the operation's panel permission (`x-kobana-permission`) and that of each resource it requires (requiredAccess). */

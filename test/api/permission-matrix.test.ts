@@ -60,7 +60,7 @@ function declaredNeeds(op: OperationRef): { permissions: Set<string>; scopes: Se
 function callerWith(permissions: ReadonlySet<string>, scopes: ReadonlySet<string>): Caller {
   return {
     personId: DEMO.persons.bruno, organizationId: DEMO.organizationId, scopes, tokenType: 'personal', channel: 'api',
-    membership: { status: 'active', isAdmin: false, permissions, workspaceIds: [M] },
+    membership: { status: 'active', isAdmin: false, permissions, workspaceIds: [M], workspaceNames: DEMO.workspaceNames },
   };
 }
 

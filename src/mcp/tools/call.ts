@@ -19,7 +19,7 @@ import { recordToolCall } from './call-log.js';
 import type { CatalogEntry, ToolCatalog } from './catalog.js';
 import type { DestructiveCallConfirmation } from './confirmation/types.js';
 import { isListTool } from './input.js';
-import { renderApiError, renderOutput, type PageCut } from './result.js';
+import { renderApiError, renderOutput, type NamedWorkspace, type PageCut } from './result.js';
 import { runToolCall, type ToolCallOutcome } from './run.js';
 
 export interface ToolCallDeps {
@@ -116,13 +116,21 @@ function logConfirmedOutage(call: Call, error: ApiError): void {
   call.ctx.log.warn({ db_error: databaseFailureKind(error.cause), reason: databaseOutageReason(error.cause), tool: call.tool.name }, 'mcp: confirmed call failed: database unavailable');
 }
 
+/** The workspace a call ran in with its name, read from the membership loaded with the caller (no query). */
+function nameWorkspace(caller: Caller, workspaceId: string | null): NamedWorkspace | undefined {
+  const name = workspaceId === null ? undefined : caller.membership?.workspaceNames.get(workspaceId);
+  return workspaceId === null || name === undefined ? undefined : { id: workspaceId, name };
+}
+
 function render(call: Call, outcome: ToolCallOutcome): Record<string, unknown> {
   const { tool } = call;
   const structured = knowsStructuredOutput(call.ctx.era);
   switch (outcome.kind) {
     case 'done':
       call.record('ok', outcome.workspaceId);
-      return { ...renderOutput(tool, outcome.output, { replayed: outcome.replayed, structured, pageCut: readPageCut(tool, call.args, outcome.output.body) }) };
+      return { ...renderOutput(tool, outcome.output, {
+        replayed: outcome.replayed, structured, workspace: nameWorkspace(call.ctx.caller, outcome.workspaceId), pageCut: readPageCut(tool, call.args, outcome.output.body),
+      }) };
     case 'confirmed_call_failed':
       return render(call, answerConfirmedFailure(call, outcome.cause));
     case 'confirmed_error':
