@@ -84,7 +84,7 @@ const KNOWN_SCOPES: ReadonlySet<string> = new Set(ALL_SCOPES);
  * openapi/README.md) still requires: any scope of the grammar, so a token must carry some
  * `finance.*` scope. Reported as missing under this name.
  */
-export const ANY_SCOPE = 'finance.*';
+const ANY_SCOPE = 'finance.*';
 
 /** The required scopes the granted set does not satisfy (empty → reachable); no required scope → any `finance.*` one. */
 export function findMissingScopes(granted: ReadonlySet<string>, required: readonly string[]): string[] {

@@ -159,7 +159,7 @@ describe('every result names its workspace, for every active member and view', f
           expect(initialized['instructions'], view).to.equal(discovered['instructions']);
           const text = String(discovered['instructions']);
           expect(text, view).to.match(/server itself asks the person/);
-          const mentioned = text.match(/\bfinance_[a-z0-9_]+/g) ?? [];
+          const mentioned: string[] = text.match(/\bfinance_[a-z0-9_]+/g) ?? [];
           // Every view shows some tool here, and the instructions name the workspaces tool only when it is shown.
           expect(mentioned.includes('finance_workspaces_list'), view).to.equal(shown.has('finance_workspaces_list'));
           for (const name of mentioned) expect(shown.has(name), `${view}: the instructions name ${name}`).to.equal(true);
