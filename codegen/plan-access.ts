@@ -7,6 +7,7 @@
  */
 import type { HttpMethod, JsonSchema, ResourceAccess, SuccessResponse } from '../src/runtime/types.js';
 import { permissionKind, resolveChange, resolveShow, RESOURCE_KINDS } from '../src/identity/resource-access.js';
+import { NO_PERMISSION } from '../src/identity/permissions.js';
 import { CodegenError } from './errors.js';
 
 type Obj = Record<string, unknown>;
@@ -53,10 +54,12 @@ function resolveAll(subject: AccessSubject, key: string, names: readonly string[
 
 /**
  * Records of the operation's own kind are governed by its own permission and scopes (a caller who
- * reaches the operation reaches them), so such a `shows` entry resolves to exactly those.
+ * reaches the operation reaches them), so such a `shows` entry resolves to exactly those. An
+ * operation that needs no permission (`none`) is of the kind its operationId names.
  */
 function ownKind(subject: AccessSubject, access: ResourceAccess): ResourceAccess {
-  if (access.kind !== permissionKind(subject.permission)) return access;
+  const own = permissionKind(subject.permission === NO_PERMISSION ? subject.operationId : subject.permission);
+  if (access.kind !== own) return access;
   return { kind: access.kind, permission: subject.permission, scopes: [...subject.scopes] };
 }
 

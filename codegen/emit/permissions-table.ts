@@ -10,7 +10,8 @@ import { compareText } from '../../src/runtime/views.js';
 export const PERMISSIONS_TABLE_FILE = 'permissions.gen.md';
 
 const code = (text: string) => `\`${text}\``;
-const needs = (permission: string, scopes: readonly string[]) => `${code(permission)} + ${scopes.map(code).join(' + ')}`;
+/** `none` + `[]` (openapi/README.md): any active member with any `finance.*` scope. */
+const needs = (permission: string, scopes: readonly string[]) => `${code(permission)} + ${scopes.length > 0 ? scopes.map(code).join(' + ') : `any ${code('finance.*')} scope`}`;
 
 function describe(ref: OperationRef, list: readonly ResourceAccess[]): string {
   if (list.length === 0) return '—';

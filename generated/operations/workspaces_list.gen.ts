@@ -6,10 +6,8 @@ export const operation: OperationDefinition = {
     "operationId": "workspaces.list",
     "method": "GET",
     "path": "/v1/workspaces",
-    "scopes": [
-      "finance.workspaces"
-    ],
-    "permission": "workspaces.view",
+    "scopes": [],
+    "permission": "none",
     "movesMoney": false,
     "workspaceScoped": false,
     "readOnly": true,
@@ -20,10 +18,8 @@ export const operation: OperationDefinition = {
     "shows": [
       {
         "kind": "workspaces",
-        "permission": "workspaces.view",
-        "scopes": [
-          "finance.workspaces"
-        ]
+        "permission": "none",
+        "scopes": []
       }
     ],
     "sums": []

@@ -12,6 +12,7 @@ import type { OperationRef, ResourceAccess } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
 import { findMissingScopes, isExplicitOnlyScope, isWriteScope } from '../identity/scopes.js';
 import { resolveShow } from '../identity/resource-access.js';
+import { NO_PERMISSION } from '../identity/permissions.js';
 
 /** The caller must be an active member of the token's organization. */
 export function assertMembership(caller: Caller): void {
@@ -50,7 +51,7 @@ export function assertScope(caller: Caller, op: OperationRef): void {
   const granted = [...caller.scopes].sort();
   const missing = findMissingScopes(caller.scopes, op.scopes);
   if (missing.length > 0) {
-    throw new ApiError('insufficient_scope', `The token scope does not reach this operation.${howToGet(caller, missing)}`, { required: [...op.scopes], granted });
+    throw new ApiError('insufficient_scope', `The token scope does not reach this operation.${howToGet(caller, missing)}`, { required: op.scopes.length > 0 ? [...op.scopes] : missing, granted });
   }
   const change = requiredAccess(op).find((access) => !grantsAccessScopes(caller, access));
   if (change === undefined) return;
@@ -72,11 +73,11 @@ function howToGet(caller: Caller, missing: readonly string[]): string {
     : ` To make changes, use ${personal}.`;
 }
 
-/** Whether the membership holds a panel permission (admins hold them all). */
+/** Whether the membership holds a panel permission (admins hold them all; `none` is held by every member). */
 function holdsPermission(caller: Caller, permission: string): boolean {
   const membership = caller.membership;
   if (membership === null) return false;
-  return membership.isAdmin || permission === '' || membership.permissions.has(permission);
+  return membership.isAdmin || permission === NO_PERMISSION || membership.permissions.has(permission);
 }
 
 /** The person must hold the operation's panel permission (`x-kobana-permission`) and that of each resource it requires (requiredAccess). */

@@ -48,8 +48,8 @@ export class RevokedTokenError extends Error {
 }
 
 /**
- * The membership, its granted workspaces (one row each; admins: every workspace of the
- * organization) and the organization's version, in one statement so all three come from one
+ * The membership, its granted workspaces with their names (one row each; admins: every workspace
+ * of the organization) and the organization's version, in one statement so all three come from one
  * snapshot of the database.
  */
 async function readMembership(db: Kysely<Database>, organizationId: string, personId: string, tokenId: string): Promise<LoadedMembership> {
@@ -62,7 +62,7 @@ async function readMembership(db: Kysely<Database>, organizationId: string, pers
           .whereRef('mw.membership_id', '=', 'm.id').whereRef('mw.workspace_id', '=', 'w.id')),
       ])))
     .select((eb) => [
-      'm.status', 'm.is_admin', 'm.permissions', 'w.id as workspace_id',
+      'm.status', 'm.is_admin', 'm.permissions', 'w.id as workspace_id', 'w.name as workspace_name',
       eb.selectFrom('identity_versions as v').select('v.version').whereRef('v.organization_id', '=', 'm.organization_id').as('version'),
       eb.exists(eb.selectFrom('revoked_tokens as r').select('r.jti').where('r.jti', '=', tokenId)).as('revoked'),
     ])
@@ -73,13 +73,14 @@ async function readMembership(db: Kysely<Database>, organizationId: string, pers
   const first = rows[0];
   if (first === undefined) return { membership: null, version: undefined, revoked: undefined };
   const isAdmin = Number(first.is_admin) === 1;
-  const workspaceIds = rows.flatMap((r) => (r.workspace_id === null ? [] : [r.workspace_id]));
+  const workspaces = rows.flatMap((r) => (r.workspace_id === null || r.workspace_name === null ? [] : [[r.workspace_id, r.workspace_name] as const]));
   return {
     membership: {
       status: first.status === 'active' ? 'active' : 'inactive',
       isAdmin,
       permissions: new Set(isAdmin ? ALL_PERMISSIONS : parsePermissions(first.permissions)),
-      workspaceIds,
+      workspaceIds: workspaces.map(([id]) => id),
+      workspaceNames: new Map(workspaces),
     },
     version: first.version === null || first.version === undefined ? undefined : Number(first.version),
     revoked: readFlag(first.revoked),

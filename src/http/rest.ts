@@ -4,7 +4,9 @@
  * (membership → scope → permission → workspace) so nothing is parsed or read for a caller who
  * may not make the call, then turns the request into an OperationInput (rest-input.ts), runs
  * it through OperationService.execute (which does every check, again) and renders the result
- * — the route's generated success status and headers — or error (rest-render.ts). It holds no
+ * — the route's generated success status and headers — or error (rest-render.ts). A call
+ * authorized in a workspace names it in `X-Workspace-Id` (docs/protocol.md#tools: MCP results name
+ * it in `_meta`), on its success and on any error after the workspace was chosen. It holds no
  * business rules.
  */
 import Router, { type RouterMiddleware } from '@koa/router';
@@ -26,6 +28,9 @@ export interface RestRouterDeps {
 }
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** The response header naming the workspace a workspace-scoped call ran in (the request header of the same name chooses it). */
+const WORKSPACE_HEADER = 'X-Workspace-Id';
 
 /**
  * docs/security.md#check-order-and-error-catalogue puts membership → scope → permission → workspace before arguments, so they run
@@ -54,7 +59,10 @@ function createRouteHandler(operations: OperationService, route: RouteDefinition
     };
     await authorizeBeforeReading(ctx, operations, route, request);
     const input = await buildOperationInput(ctx, route);
-    const result = await operations.execute({ ...request, input });
+    const result = await operations.execute({
+      ...request, input,
+      hooks: { authorized: (workspaceId) => { if (workspaceId !== null) ctx.set(WORKSPACE_HEADER, workspaceId); } },
+    });
     // Confirmation is asked of MCP callers only (docs/security.md#confirmation); an API token never gets here.
     if (result.kind !== 'done') throw new Error(`REST call answered ${result.kind}: ${route.operation.operationId}`);
     await renderOutput(ctx, toRestResponse(route.successStatus, result));

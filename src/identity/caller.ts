@@ -44,5 +44,7 @@ export interface Caller {
     readonly permissions: ReadonlySet<string>;
     /** Existing workspaces of `organizationId` granted to the person (all of them for an admin). */
     readonly workspaceIds: readonly string[];
+    /** Each granted workspace's name by id, read with them (results name their workspace: docs/protocol.md#tools). */
+    readonly workspaceNames: ReadonlyMap<string, string>;
   } | null;
 }

@@ -12,6 +12,12 @@ function listCrudPermissions(): string[] {
   return CRUD_RESOURCES.flatMap((res) => [`${res}.view`, `${res}.manage`, `${res}.delete`]);
 }
 
+/**
+ * `x-kobana-permission: none` (openapi/README.md): the operation needs no panel permission, only
+ * an active membership (`workspaces.list`: a person can always learn their own workspaces).
+ */
+export const NO_PERMISSION = 'none';
+
 /** Every permission, sorted for stable output. */
 export const ALL_PERMISSIONS: readonly string[] = [
   ...listCrudPermissions(),

@@ -85,7 +85,17 @@ export function grantsScope(granted: ReadonlySet<string>, required: string): boo
   return reachedByAll && (granted.has(ALL_READ_SCOPE) || granted.has(ALL_WRITE_SCOPE));
 }
 
-/** The required scopes the granted set does not satisfy (empty → reachable). */
+const KNOWN_SCOPES: ReadonlySet<string> = new Set(ALL_SCOPES);
+
+/**
+ * What an operation that names no scope (`security: [{oauth2: []}]`: `workspaces.list`,
+ * openapi/README.md) still requires: any scope of the grammar, so a token must carry some
+ * `finance.*` scope. Reported as missing under this name.
+ */
+const ANY_SCOPE = 'finance.*';
+
+/** The required scopes the granted set does not satisfy (empty → reachable); no required scope → any `finance.*` one. */
 export function findMissingScopes(granted: ReadonlySet<string>, required: readonly string[]): string[] {
+  if (required.length === 0) return [...granted].some((scope) => KNOWN_SCOPES.has(scope)) ? [] : [ANY_SCOPE];
   return required.filter((scope) => !grantsScope(granted, scope));
 }

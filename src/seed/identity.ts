@@ -47,8 +47,8 @@ export async function hasDemoIdentity(db: Kysely<Database>): Promise<boolean> {
 export async function seedIdentity(db: Kysely<Database>, now: string): Promise<void> {
   await db.insertInto('organizations').values({ id: ids.DEMO_ORG_ID, name: 'Demo Ltda', created_at: now, deleted_at: null }).execute();
   await db.insertInto('workspaces').values([
-    { id: ids.MATRIZ_WORKSPACE_ID, organization_id: ids.DEMO_ORG_ID, name: 'Matriz', created_at: now },
-    { id: ids.FILIAL_WORKSPACE_ID, organization_id: ids.DEMO_ORG_ID, name: 'Filial', created_at: now },
+    { id: ids.MATRIZ_WORKSPACE_ID, organization_id: ids.DEMO_ORG_ID, name: ids.MATRIZ_WORKSPACE_NAME, created_at: now },
+    { id: ids.FILIAL_WORKSPACE_ID, organization_id: ids.DEMO_ORG_ID, name: ids.FILIAL_WORKSPACE_NAME, created_at: now },
   ]).execute();
   for (const m of DEMO_MEMBERS) {
     await db.insertInto('persons').values({ id: m.personId, email: m.email, name: m.name, created_at: now, deleted_at: null }).execute();

@@ -6,6 +6,8 @@
 export const DEMO_ORG_ID = '00000000-0000-4000-8000-000000000001';
 export const MATRIZ_WORKSPACE_ID = '00000000-0000-4000-8000-000000000011';
 export const FILIAL_WORKSPACE_ID = '00000000-0000-4000-8000-000000000012';
+export const MATRIZ_WORKSPACE_NAME = 'Matriz';
+export const FILIAL_WORKSPACE_NAME = 'Filial';
 
 export const ANA_PERSON_ID = '00000000-0000-4000-8000-000000000021';
 export const BRUNO_PERSON_ID = '00000000-0000-4000-8000-000000000022';
@@ -19,6 +21,8 @@ export const CARLA_MEMBERSHIP_ID = '00000000-0000-4000-8000-000000000033';
 export const DEMO = {
   organizationId: DEMO_ORG_ID,
   workspaces: { matriz: MATRIZ_WORKSPACE_ID, filial: FILIAL_WORKSPACE_ID },
+  /** Each demo workspace's name by id (the shape of a membership's `workspaceNames`). */
+  workspaceNames: new Map([[MATRIZ_WORKSPACE_ID, MATRIZ_WORKSPACE_NAME], [FILIAL_WORKSPACE_ID, FILIAL_WORKSPACE_NAME]]) as ReadonlyMap<string, string>,
   persons: { ana: ANA_PERSON_ID, bruno: BRUNO_PERSON_ID, carla: CARLA_PERSON_ID },
   emails: { ana: 'ana@demo.test', bruno: 'bruno@demo.test', carla: 'carla@demo.test' },
 } as const;

@@ -30,7 +30,8 @@ const isWrite = (route: RouteDefinition) => !route.operation.readOnly;
 /** A scope that covers everything except what this route needs: read-only for writes, another resource for reads. */
 function insufficientScope(route: RouteDefinition): string {
   if (isWrite(route)) return 'finance.all';
-  return route.operation.operationId.startsWith('workspaces.') ? 'finance.payables' : 'finance.workspaces';
+  // An operation that names no scope takes any finance.* one (workspaces.list): a token with none is refused.
+  return route.operation.scopes.length === 0 ? 'openid' : 'finance.workspaces';
 }
 
 /** Bruno's panel permissions (the seed's), in Matriz only: any other permission is refused there. */
@@ -122,7 +123,12 @@ describe('every operation × documented status (REST, table-driven)', function (
         expect(scoped.status, JSON.stringify(scoped.body)).to.equal(403);
         expect(scoped.body.error.code).to.equal('insufficient_scope');
         const bruno = await api.token('bruno', 'finance.all.write finance.security.write');
-        if (brunoIsRefusedPermission(route)) {
+        if (route.operation.permission === 'none' && !route.operation.workspaceScoped) {
+          // Needs no permission and runs in no workspace (workspaces.list): bruno is answered with his own workspace only.
+          const res = await call(request, bruno);
+          expect(res.status, JSON.stringify(res.body)).to.equal(200);
+          expect(JSON.stringify(res.body), 'only his own workspace').to.not.include(F);
+        } else if (brunoIsRefusedPermission(route)) {
           const res = await call(request, bruno);
           expect(res.status, JSON.stringify(res.body)).to.equal(403);
           expect(res.body.error.code).to.equal('insufficient_permission');

@@ -19,7 +19,7 @@ const M = DEMO.workspaces.matriz;
 function mcpCaller(permissions: string[] = []): Caller {
   return {
     personId: DEMO.persons.ana, organizationId: DEMO.organizationId, scopes: new Set(['finance.all.write']), tokenType: 'personal', channel: 'mcp',
-    membership: { status: 'active', isAdmin: permissions.length === 0, permissions: new Set(permissions), workspaceIds: [M] },
+    membership: { status: 'active', isAdmin: permissions.length === 0, permissions: new Set(permissions), workspaceIds: [M], workspaceNames: DEMO.workspaceNames },
   };
 }
 

@@ -19,7 +19,7 @@ function makeCaller(overrides: Partial<Caller> = {}, permissions: string[] = [])
     scopes: new Set(['finance.all.write']),
     tokenType: 'personal',
     channel: 'api',
-    membership: { status: 'active', isAdmin: permissions.length === 0, permissions: new Set(permissions), workspaceIds: [M, F] },
+    membership: { status: 'active', isAdmin: permissions.length === 0, permissions: new Set(permissions), workspaceIds: [M, F], workspaceNames: DEMO.workspaceNames },
     ...overrides,
   };
 }

@@ -40,7 +40,7 @@ const DEF: ListDefinition<'titles'> = {
 
 const caller: Caller = {
   personId: DEMO.persons.ana, organizationId: DEMO.organizationId, scopes: new Set(['finance.all']), tokenType: 'personal', channel: 'api',
-  membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M] },
+  membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M], workspaceNames: DEMO.workspaceNames },
 };
 
 describe('listRecords()', () => {

@@ -20,7 +20,8 @@ import { createOperationService } from '../../src/api/execute.js';
 import { ApiError } from '../../src/api/errors.js';
 import type { Caller, OperationInput } from '../../src/api/context.js';
 import type { OperationService } from '../../src/api/service.js';
-import { grantsScope } from '../../src/identity/scopes.js';
+import { ALL_SCOPES, grantsScope } from '../../src/identity/scopes.js';
+import { NO_PERMISSION } from '../../src/identity/permissions.js';
 import type { OperationRef, ResourceAccess, RouteDefinition } from '../../src/runtime/types.js';
 import type { Database } from '../../src/store/schema.js';
 import { FINANCE_TABLES } from '../../src/store/workspace-guard.js';
@@ -48,19 +49,34 @@ async function snapshot(db: Kysely<Database>): Promise<string> {
   return JSON.stringify(rows.map((list) => list.map((row) => JSON.stringify(row)).sort()));
 }
 
-/** What the operation declares it needs: its own permission and scopes and those of every resource it touches. */
+/**
+ * A token that declares no scope (`security: [{oauth2: []}]`, openapi/README.md) still needs some
+ * `finance.*` scope: this one stands for "any".
+ */
+const ANY_SCOPE_STAND_IN = 'finance.payables';
+
+/** What the operation declares it needs: its own permission and scopes and those of every resource it touches (`none` is no permission to hold). */
 function declaredNeeds(op: OperationRef): { permissions: Set<string>; scopes: Set<string> } {
   const touched = [...op.changes, ...op.shows];
+  const scopes = new Set([...op.scopes, ...touched.flatMap((a) => a.scopes)]);
   return {
-    permissions: new Set([op.permission, ...touched.map((a) => a.permission)]),
-    scopes: new Set([...op.scopes, ...touched.flatMap((a) => a.scopes)]),
+    permissions: new Set([op.permission, ...touched.map((a) => a.permission)].filter((p) => p !== NO_PERMISSION)),
+    scopes: scopes.size > 0 ? scopes : new Set([ANY_SCOPE_STAND_IN]),
   };
 }
+
+/** Whether the caller lacks a scope of `a`; no declared scope: whether it lacks every `finance.*` scope. */
+const lacksScope = (caller: Caller, a: { scopes: readonly string[] }): boolean => (a.scopes.length === 0
+  ? ![...caller.scopes].some((s) => ALL_SCOPES.includes(s))
+  : a.scopes.some((s) => !grantsScope(caller.scopes, s)));
+
+const lacksPermission = (caller: Caller, a: { permission: string }): boolean =>
+  a.permission !== NO_PERMISSION && caller.membership?.permissions.has(a.permission) !== true;
 
 function callerWith(permissions: ReadonlySet<string>, scopes: ReadonlySet<string>): Caller {
   return {
     personId: DEMO.persons.bruno, organizationId: DEMO.organizationId, scopes, tokenType: 'personal', channel: 'api',
-    membership: { status: 'active', isAdmin: false, permissions, workspaceIds: [M] },
+    membership: { status: 'active', isAdmin: false, permissions, workspaceIds: [M], workspaceNames: DEMO.workspaceNames },
   };
 }
 
@@ -69,7 +85,7 @@ type Expected =
   | { readonly omitted: readonly string[] };
 
 const reaches = (caller: Caller, access: { permission: string; scopes: readonly string[] }) =>
-  caller.membership?.permissions.has(access.permission) === true && access.scopes.every((s) => grantsScope(caller.scopes, s));
+  !lacksPermission(caller, access) && !lacksScope(caller, access);
 
 /**
  * What the declaration promises for this caller: the first refusal in check order (scope, then
@@ -78,8 +94,8 @@ const reaches = (caller: Caller, access: { permission: string; scopes: readonly 
  * nothing leaves them out.
  */
 function expectFor(op: OperationRef, caller: Caller): Expected {
-  const scopeGap = (a: { scopes: readonly string[] }) => a.scopes.some((s) => !grantsScope(caller.scopes, s));
-  const permissionGap = (a: { permission: string }) => caller.membership?.permissions.has(a.permission) !== true;
+  const scopeGap = (a: { scopes: readonly string[] }) => lacksScope(caller, a);
+  const permissionGap = (a: { permission: string }) => lacksPermission(caller, a);
   const required = op.changes.length === 0 ? op.changes : [...op.changes, ...op.shows];
   if (scopeGap(op)) return { refused: 'insufficient_scope', resource: null };
   const scopeChange = required.find(scopeGap);
@@ -102,9 +118,15 @@ function casesOf(op: OperationRef): MatrixCase[] {
   const entries: [string, ResourceAccess][] = [...op.changes.map((a) => ['changes', a] as [string, ResourceAccess]), ...op.shows.map((a) => ['shows', a] as [string, ResourceAccess])];
   const cases: MatrixCase[] = [];
   for (const [role, access] of entries) {
-    const permissions = new Set([...needs.permissions].filter((p) => p !== access.permission));
-    const withoutPermission = callerWith(permissions, needs.scopes);
-    cases.push({ label: `${role} ${access.kind}: without ${access.permission}`, caller: withoutPermission, expected: expectFor(op, withoutPermission) });
+    if (access.permission !== NO_PERMISSION) {
+      const permissions = new Set([...needs.permissions].filter((p) => p !== access.permission));
+      const withoutPermission = callerWith(permissions, needs.scopes);
+      cases.push({ label: `${role} ${access.kind}: without ${access.permission}`, caller: withoutPermission, expected: expectFor(op, withoutPermission) });
+    }
+    if (access.scopes.length === 0) {
+      const withoutAnyScope = callerWith(needs.permissions, new Set());
+      cases.push({ label: `${role} ${access.kind}: without any finance.* scope`, caller: withoutAnyScope, expected: expectFor(op, withoutAnyScope) });
+    }
     for (const scope of access.scopes) {
       const scopes = new Set([...needs.scopes].filter((s) => s !== scope && s !== `${scope}.write`));
       const withoutScope = callerWith(needs.permissions, scopes);
@@ -133,8 +155,10 @@ describe(`permission matrix: every operation × every resource it changes or sho
   it('every operation declares what it touches, each resource resolved to a permission and scopes', () => {
     for (const { operation } of routes) {
       for (const access of [...operation.changes, ...operation.shows]) {
-        expect(access.permission, operation.operationId).to.match(/^[a-z_]+\.[a-z_]+$/);
-        expect(access.scopes.length, operation.operationId).to.be.greaterThan(0);
+        // `none` with no scope: any active member with any finance.* scope (openapi/README.md; workspaces.list).
+        if (access.permission === NO_PERMISSION) expect(access.scopes, operation.operationId).to.deep.equal([]);
+        else expect(access.permission, operation.operationId).to.match(/^[a-z_]+\.[a-z_]+$/);
+        if (access.permission !== NO_PERMISSION) expect(access.scopes.length, operation.operationId).to.be.greaterThan(0);
       }
     }
     // The matrix exercises both answers: some cases are refused, some answered with records left out.

@@ -22,7 +22,7 @@ const M = DEMO.workspaces.matriz;
 const A_UUID = '5eed0001-0000-4000-8000-000000000001';
 const caller: Caller = {
   personId: DEMO.persons.ana, organizationId: DEMO.organizationId, scopes: new Set(['finance.all']), tokenType: 'personal', channel: 'api',
-  membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M] },
+  membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M], workspaceNames: DEMO.workspaceNames },
 };
 
 const cursorOf = (s: string, v: unknown, i: string = A_UUID): string => Buffer.from(JSON.stringify({ s, v, i }), 'utf8').toString('base64url');

@@ -23,7 +23,7 @@ import { systemClock } from '../../src/runtime/clock.js';
 const M = DEMO.workspaces.matriz;
 const caller: Caller = {
   personId: DEMO.persons.ana, organizationId: DEMO.organizationId, scopes: new Set(['finance.all']), tokenType: 'personal', channel: 'api',
-  membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M] },
+  membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M], workspaceNames: DEMO.workspaceNames },
 };
 const uuids = (n: number): string[] => Array.from({ length: n }, () => randomUUID());
 

@@ -58,6 +58,12 @@ describe('findMissingScopes(granted, required)', () => {
     expect(findMissingScopes(parseScopes('finance.all finance.all.write'), ['finance.security.write'])).to.deep.equal(['finance.security.write']);
     expect(findMissingScopes(parseScopes('finance.all.write'), ['finance.security'])).to.deep.equal(['finance.security']);
   });
+
+  it('takes any finance.* scope when none is required (security: [{oauth2: []}], workspaces.list), and no other', () => {
+    for (const scope of ['finance.payables', 'finance.security', 'finance.all']) expect(findMissingScopes(parseScopes(scope), []), scope).to.deep.equal([]);
+    expect(findMissingScopes(parseScopes('openid profile'), [])).to.deep.equal(['finance.*']);
+    expect(findMissingScopes(parseScopes(''), [])).to.deep.equal(['finance.*']);
+  });
 });
 
 describe('isExplicitOnlyScope(scope)', () => {

@@ -31,7 +31,7 @@ function callerOn(channel: Caller['channel']): Caller {
     scopes: new Set(['finance.all.write']),
     tokenType: 'personal',
     channel,
-    membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M, DEMO.workspaces.filial] },
+    membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M, DEMO.workspaces.filial], workspaceNames: DEMO.workspaceNames },
   };
 }
 

@@ -20,7 +20,7 @@ const ALL_WRITE = new Set(['finance.all.write', 'finance.money.write']);
 function callerWith(permissions: readonly string[]): Caller {
   return {
     personId: DEMO.persons.bruno, organizationId: DEMO.organizationId, scopes: ALL_WRITE, tokenType: 'personal', channel: 'mcp',
-    membership: { status: 'active', isAdmin: false, permissions: new Set(permissions), workspaceIds: [M] },
+    membership: { status: 'active', isAdmin: false, permissions: new Set(permissions), workspaceIds: [M], workspaceNames: DEMO.workspaceNames },
   };
 }
 

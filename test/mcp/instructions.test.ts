@@ -8,10 +8,12 @@
  */
 import { expect } from 'chai';
 import { tools } from '../../generated/registry.gen.js';
-import { SERVER_INSTRUCTIONS } from '../../src/mcp/instructions.js';
+import { serverInstructions } from '../../src/mcp/instructions.js';
 
 describe('server instructions: one confirmation per action', function () {
-  const sentences = SERVER_INSTRUCTIONS.split(/(?<=[.!?])\s+/);
+  // The admin's instructions (every tool shown); each caller's are checked against its tools/list in workspace-named.test.ts.
+  const SERVER_INSTRUCTIONS = serverInstructions(tools);
+  const sentences: string[] = SERVER_INSTRUCTIONS.split(/(?<=[.!?])\s+/);
 
   it('say that the server asks the person before destructive and money-moving tools', function () {
     const serverAsks = sentences.filter((s) => /server itself asks the person/i.test(s));

@@ -57,7 +57,9 @@ describe('answers that fit: list pages over the MCP cap are cut at a row boundar
     // One more row would not have fit.
     expect(Buffer.byteLength(JSON.stringify(page.data)) + Buffer.byteLength(JSON.stringify(page.data[0]))).to.be.greaterThan(MAX_LIST_PAGE_BYTES);
     expect(countTokens(text)).to.be.at.most(25_000);
-    expect(result.content[1]?.text).to.match(new RegExp(`^Page cut to ${page.data.length} of 40 rows`));
+    // content[1] names the workspace (docs/protocol.md#tools); the note follows it.
+    expect(result.content[1]?.text).to.equal(`Workspace: "Matriz" (${MATRIZ}).`);
+    expect(result.content[2]?.text).to.match(new RegExp(`^Page cut to ${page.data.length} of 40 rows`));
     expect(result._meta?.[PAGE_CUT_META]).to.deep.equal({ returned: page.data.length, requested: 40 });
     expect(result.structuredContent).to.deep.equal(page);
   });
@@ -82,7 +84,9 @@ describe('answers that fit: list pages over the MCP cap are cut at a row boundar
   it('a page within the cap is not cut and carries no note', async function () {
     const result = await call('finance_payables_list', listArgs({ limit: 40, fields: ['description'] }));
     expect(result.structuredContent!.data).to.have.length(40);
-    expect(result.content).to.have.length(1);
-    expect(result._meta).to.equal(undefined);
+    // Only the workspace is named after the page (docs/protocol.md#tools): no note, no page-cut _meta.
+    expect(result.content).to.have.length(2);
+    expect(result.content[1]?.text).to.equal(`Workspace: "Matriz" (${MATRIZ}).`);
+    expect(Object.keys(result._meta ?? {})).to.deep.equal(['app.kobana.finance/workspace']);
   });
 });

@@ -39,9 +39,9 @@ describe('tools/list and tools/call', function () {
     const body = await rpc(token, 'tools/call', { name, arguments: args }, headers);
     expect(body.error, JSON.stringify(body.error)).to.equal(undefined);
     const result = body.result as unknown as ToolResult;
-    // The endpoint's JSON first; a note may follow (a replay, a page cut to fit); a download ends with a resource_link.
+    // The endpoint's JSON first; then the workspace it ran in, and a note may follow (a page cut to fit, a replay); a download ends with a resource_link.
     const texts = result.content.at(-1)?.type === 'resource_link' ? result.content.slice(0, -1) : result.content;
-    expect(texts.length).to.be.within(1, 3);
+    expect(texts.length).to.be.within(1, 4);
     expect(texts.every((block) => block.type === 'text')).to.equal(true);
     return { result, json: JSON.parse(result.content[0]?.text ?? 'null') as Record<string, unknown> };
   }
@@ -87,7 +87,8 @@ describe('tools/list and tools/call', function () {
       const names = await listNames(token);
       // Derived from the seed and the registry, so a new operation needs no edit here.
       const granted = new Set(DEMO_MEMBERS.find((member) => member.email === DEMO.emails.bruno)?.permissions ?? []);
-      const expected = tools.filter((t) => granted.has(t.operation.permission));
+      // `none`: the tool needs no panel permission (finance_workspaces_list: every member lists their own workspaces).
+      const expected = tools.filter((t) => granted.has(t.operation.permission) || t.operation.permission === 'none');
       expect(expected.length, 'tools bruno may use').to.be.greaterThan(0).and.lessThan(tools.length);
       expect(expected.every((t) => t.operation.readOnly && t.annotations.readOnlyHint), 'bruno only reads').to.equal(true);
       expect(names).to.deep.equal(expected.map((t) => t.name).sort());
@@ -210,12 +211,14 @@ describe('tools/list and tools/call', function () {
       const first = await call(token, 'finance_taxes_create', args);
       const again = await call(token, 'finance_taxes_create', args);
       expect(first.result.isError, JSON.stringify(first.json)).to.equal(undefined);
-      expect((first.result as { _meta?: unknown })._meta).to.equal(undefined);
-      expect((again.result as { _meta?: unknown })._meta).to.deep.equal({ 'app.kobana.finance/idempotency-replayed': true });
+      const workspace = { 'app.kobana.finance/workspace': { id: DEMO.workspaces.matriz, name: 'Matriz' } };
+      expect((first.result as { _meta?: unknown })._meta).to.deep.equal(workspace);
+      expect((again.result as { _meta?: unknown })._meta).to.deep.equal({ ...workspace, 'app.kobana.finance/idempotency-replayed': true });
       expect(again.json).to.deep.equal(first.json);
-      // Said where a model reads it too, not only in _meta.
-      expect(first.result.content).to.have.length(1);
-      expect(again.result.content[1]?.text).to.match(/^Replayed: /);
+      // Said where a model reads it too, not only in _meta: after the block naming the workspace.
+      expect(first.result.content).to.have.length(2);
+      expect(again.result.content[1]?.text).to.equal(first.result.content[1]?.text);
+      expect(again.result.content[2]?.text).to.match(/^Replayed: /);
       const rows = await app.services.db.selectFrom('taxes').select('id').where('workspace_id', '=', DEMO.workspaces.matriz).where('name', '=', key).execute();
       expect(rows).to.have.length(1);
     });

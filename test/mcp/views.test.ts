@@ -23,7 +23,7 @@ function reachable(email: string, scope: string): typeof tools {
   const member = DEMO_MEMBERS.find((m) => m.email === email)!;
   const caller: Caller = {
     personId: member.personId, organizationId: DEMO.organizationId, scopes: new Set(scope.split(' ')), tokenType: 'personal', channel: 'mcp',
-    membership: { status: member.status, isAdmin: member.isAdmin, permissions: new Set(member.permissions), workspaceIds: member.workspaceIds },
+    membership: { status: member.status, isAdmin: member.isAdmin, permissions: new Set(member.permissions), workspaceIds: member.workspaceIds, workspaceNames: DEMO.workspaceNames },
   };
   return tools.filter((tool) => canReach(caller, tool.operation));
 }

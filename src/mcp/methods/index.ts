@@ -3,7 +3,7 @@
  * method group. Resources, prompts and completions take providers so their feature can
  * replace the empty defaults without touching the transport.
  */
-import { lifecycleMethods } from './lifecycle.js';
+import { createLifecycleMethods } from './lifecycle.js';
 import { createPromptMethods, type CompletionProvider, type PromptProvider } from './prompts.js';
 import { createResourceMethods, type ResourceProvider } from './resources.js';
 import { createToolMethods, type ToolMethodDeps } from './tools.js';
@@ -17,7 +17,7 @@ export interface MethodTableDeps extends ToolMethodDeps {
 
 export function createMethodTable(deps: MethodTableDeps): MethodTable {
   return {
-    ...lifecycleMethods,
+    ...createLifecycleMethods(deps.catalog),
     ...createToolMethods(deps),
     ...createResourceMethods(deps.resources),
     ...createPromptMethods(deps.prompts, deps.completions),

@@ -1,8 +1,10 @@
 /**
  * `initialize` and `ping` (2025 era) and `server/discover` (modern era): versions,
- * capabilities and the instructions. No state is kept: `initialize` only negotiates.
+ * capabilities and the instructions, built for the caller from what its `tools/list` shows in
+ * the request's view (instructions.ts). No state is kept: `initialize` only negotiates.
  */
-import { SERVER_INSTRUCTIONS } from '../instructions.js';
+import { serverInstructions } from '../instructions.js';
+import type { ToolCatalog } from '../tools/catalog.js';
 import { SUPPORTED_VERSIONS, describeServer } from '../versions.js';
 import type { MethodTable } from './types.js';
 
@@ -17,29 +19,31 @@ const LEGACY_CAPABILITIES = {
 /** docs/protocol.md#modern-era-2026-07-28: no `listChanged`/`subscribe` in the stateless era. */
 const MODERN_CAPABILITIES = { tools: {}, resources: {}, prompts: {}, completions: {} } as const;
 
-export const lifecycleMethods: MethodTable = {
-  initialize: {
-    eras: 'legacy',
-    callerScoped: false,
-    handle: async ({ era }) => ({
-      protocolVersion: era.version,
-      capabilities: LEGACY_CAPABILITIES,
-      serverInfo: describeServer(era),
-      instructions: SERVER_INSTRUCTIONS,
-    }),
-  },
-  ping: {
-    eras: 'legacy',
-    callerScoped: false,
-    handle: async () => ({}),
-  },
-  'server/discover': {
-    eras: 'modern',
-    callerScoped: true,
-    handle: async () => ({
-      supportedVersions: [...SUPPORTED_VERSIONS],
-      capabilities: MODERN_CAPABILITIES,
-      instructions: SERVER_INSTRUCTIONS,
-    }),
-  },
-};
+export function createLifecycleMethods(catalog: Pick<ToolCatalog, 'shown'>): MethodTable {
+  return {
+    initialize: {
+      eras: 'legacy',
+      callerScoped: true,
+      handle: async ({ era, caller, view }) => ({
+        protocolVersion: era.version,
+        capabilities: LEGACY_CAPABILITIES,
+        serverInfo: describeServer(era),
+        instructions: serverInstructions(catalog.shown(caller, view)),
+      }),
+    },
+    ping: {
+      eras: 'legacy',
+      callerScoped: false,
+      handle: async () => ({}),
+    },
+    'server/discover': {
+      eras: 'modern',
+      callerScoped: true,
+      handle: async ({ caller, view }) => ({
+        supportedVersions: [...SUPPORTED_VERSIONS],
+        capabilities: MODERN_CAPABILITIES,
+        instructions: serverInstructions(catalog.shown(caller, view)),
+      }),
+    },
+  };
+}

@@ -20,7 +20,7 @@ import { recordToolCall } from './call-log.js';
 import type { CatalogEntry, ToolCatalog } from './catalog.js';
 import type { DestructiveCallConfirmation } from './confirmation/types.js';
 import { isListTool } from './input.js';
-import { renderApiError, renderOutput, type PageCut } from './result.js';
+import { renderApiError, renderOutput, type NamedWorkspace, type PageCut } from './result.js';
 import { runToolCall, type ToolCallOutcome } from './run.js';
 
 export interface ToolCallDeps {
@@ -125,6 +125,12 @@ function logConfirmedOutage(call: Call, error: ApiError): void {
   call.ctx.log.warn({ db_error: databaseFailureKind(error.cause), reason: databaseOutageReason(error.cause), tool: call.tool.name }, 'mcp: confirmed call failed: database unavailable');
 }
 
+/** The workspace a call ran in with its name, read from the membership loaded with the caller (no query). */
+function nameWorkspace(caller: Caller, workspaceId: string | null): NamedWorkspace | undefined {
+  const name = workspaceId === null ? undefined : caller.membership?.workspaceNames.get(workspaceId);
+  return workspaceId === null || name === undefined ? undefined : { id: workspaceId, name };
+}
+
 function render(call: Call, outcome: ToolCallOutcome): Record<string, unknown> {
   const { tool } = call;
   const structured = knowsStructuredOutput(call.ctx.era);
@@ -132,7 +138,7 @@ function render(call: Call, outcome: ToolCallOutcome): Record<string, unknown> {
     case 'done':
       call.record('ok', outcome.workspaceId);
       return { ...renderOutput(tool, outcome.output, {
-        replayed: outcome.replayed, structured, pageCut: readPageCut(tool, call.args, outcome.output.body),
+        replayed: outcome.replayed, structured, workspace: nameWorkspace(call.ctx.caller, outcome.workspaceId), pageCut: readPageCut(tool, call.args, outcome.output.body),
         downloadLink: call.downloadLink, resourceLinks: knowsResourceLinks(call.ctx.era),
       }) };
     case 'confirmed_call_failed':

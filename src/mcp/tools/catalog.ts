@@ -28,6 +28,8 @@ export interface ToolCatalog {
   find(name: string, view: ToolView): CatalogEntry | undefined;
   /** Arguments written in the view's schema form, as canonical arguments. */
   decodeArguments(entry: CatalogEntry, view: ToolView, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>>;
+  /** The tools `tools/list` shows this caller in this view, by name (the instructions are built from them). */
+  shown(caller: Caller, view: ToolView): readonly ToolDefinition[];
   /** The whole `tools/list` result for this caller, era and view, era shaping included. */
   listResult(caller: Caller, era: Era, view: ToolView): PreparedResult;
 }
@@ -138,6 +140,10 @@ export function createToolCatalog(tools: readonly ToolDefinition[], operations: 
       if (view.schemaProfile === 'canonical') return args;
       const decoder = forms.profiled(view.schemaProfile)[indexOf.get(entry)!]!.decoder;
       return decoder === null ? args : decodeArguments(decoder, args);
+    },
+    shown(caller, view) {
+      const flags = applyView(entries, reachFlags(caller), view);
+      return entries.filter((_, index) => flags[index] === '1').map(({ tool }) => tool);
     },
     listResult(caller, era, view) {
       const flags = applyView(entries, reachFlags(caller), view);

@@ -2,10 +2,11 @@
  * Maps a dispatched call to its `tools/call` result (docs/protocol.md#tools): the endpoint's JSON
  * as one text block and — from 2025-06-18 — as `structuredContent` matching the tool's
  * `outputSchema`; files as metadata and a download link the person opens (from 2025-06-18 with
- * a `resource_link` to the attachment, last in `content`); an Idempotency-Key replay and a page cut to fit marked
- * in `_meta` and said in a second text block; every ApiError as `isError: true` with the API
- * envelope as its only text and no `structuredContent`. The one place MCP renders operation
- * outcomes.
+ * a `resource_link` to the attachment, last in `content`); the workspace a workspace-scoped call
+ * ran in named in `_meta` and in the second text block; an Idempotency-Key replay and a page cut
+ * to fit marked in `_meta` and said in a further text block; every ApiError as `isError: true`
+ * with the API envelope as its only text and no `structuredContent`. The one place MCP renders
+ * operation outcomes.
  */
 import type { ApiError, FileOutput, IssuedLink, OperationOutput } from '../../api/index.js';
 import { RawJson } from '../json-rpc.js';
@@ -27,6 +28,8 @@ export interface ToolResult {
 
 /** `_meta` key of a result answered from the stored response of its Idempotency-Key (REST: `Idempotency-Replayed`). */
 const REPLAYED_META = 'app.kobana.finance/idempotency-replayed';
+/** `_meta` key naming the workspace a workspace-scoped call ran in: `{id, name}` (REST: `X-Workspace-Id`). */
+export const WORKSPACE_META = 'app.kobana.finance/workspace';
 /** `_meta` key of a list page cut to fit the result size cap: `{returned, requested}` rows. */
 export const PAGE_CUT_META = 'app.kobana.finance/page-cut';
 
@@ -38,8 +41,16 @@ export interface PageCut {
   readonly requested: number;
 }
 
+/** The workspace a call ran in, as its result names it. */
+export interface NamedWorkspace {
+  readonly id: string;
+  readonly name: string;
+}
+
 export interface RenderOptions {
   readonly replayed: boolean;
+  /** Set for a workspace-scoped call: named right after the endpoint's JSON (content[1]). */
+  readonly workspace?: NamedWorkspace | undefined;
   /** The era knows `structuredContent` (2025-06-18 and later). */
   readonly structured: boolean;
   readonly pageCut?: PageCut | undefined;
@@ -82,6 +93,11 @@ export function renderOutput(tool: ToolDefinition, output: OperationOutput, opti
   const json = payload === undefined ? '{}' : JSON.stringify(payload);
   const content: ContentBlock[] = [{ type: 'text' as const, text: json }];
   const meta: Record<string, unknown> = {};
+  if (options.workspace) {
+    const { id, name } = options.workspace;
+    content.push({ type: 'text', text: `Workspace: ${JSON.stringify(name)} (${id}).` });
+    meta[WORKSPACE_META] = { id, name };
+  }
   if (options.pageCut) {
     const { returned, requested } = options.pageCut;
     content.push({ type: 'text', text: `Page cut to ${returned} of ${requested} rows to keep the result small; call again with cursor = meta.next_cursor for the next rows, or ask for fewer fields.` });

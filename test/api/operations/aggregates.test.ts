@@ -150,7 +150,7 @@ function transactionJson(t: Totals) {
 
 const caller: Caller = {
   personId: DEMO.persons.ana, organizationId: DEMO.organizationId, scopes: new Set(['finance.all']), tokenType: 'personal', channel: 'api',
-  membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M] },
+  membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M], workspaceNames: DEMO.workspaceNames },
 };
 
 describe(`*.aggregates equal the sums over the full list (${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'})`, function () {

@@ -32,7 +32,7 @@ const CASH_FLOW_BOUNDS = routes.find((r) => r.operation.operationId === 'cash_fl
 const CLOCK = new Date('2026-03-16T01:30:00Z');
 const caller: Caller = {
   personId: DEMO.persons.ana, organizationId: DEMO.organizationId, scopes: new Set(['finance.all']), tokenType: 'personal', channel: 'api',
-  membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M] },
+  membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [M], workspaceNames: DEMO.workspaceNames },
 };
 
 /** [start, end, realised income, realised expenses, projected income, projected expenses, net, closing]. */

@@ -31,9 +31,9 @@ describe('workspaces.list (REST)', () => {
     expect(res.body.error.code).to.equal('VALIDATION_ERROR');
   });
 
-  it('answers insufficient_permission for bruno, who lacks workspaces.view', async () => {
-    const res = await api.call('GET', '/v1/workspaces', { token: await api.token('bruno', 'finance.all') });
-    expect(res.status).to.equal(403);
-    expect(res.body.error).to.deep.include({ code: 'insufficient_permission', details: { permission: 'workspaces.view' } });
+  it('lists bruno his own workspace although he lacks workspaces.view: it needs no permission (issue 27, item 2)', async () => {
+    const res = await api.call('GET', '/v1/workspaces', { token: await api.token('bruno', 'finance.payables') });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.data).to.deep.equal([{ id: DEMO.workspaces.matriz, name: 'Matriz', organization_id: DEMO.organizationId }]);
   });
 });

@@ -20,7 +20,7 @@ const ALL = { ...payables, ...receivables, ...transactions, ...transfers };
 
 export const ANA: Caller = {
   personId: DEMO.persons.ana, organizationId: DEMO.organizationId, scopes: new Set(['finance.all.write']), tokenType: 'personal',
-  channel: 'api', membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [DEMO.workspaces.matriz, DEMO.workspaces.filial] },
+  channel: 'api', membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [DEMO.workspaces.matriz, DEMO.workspaces.filial], workspaceNames: DEMO.workspaceNames },
 };
 
 export interface RunOptions {

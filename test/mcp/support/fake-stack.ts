@@ -22,11 +22,11 @@ const WORKSPACE = '00000000-0000-4000-8000-000000000001';
 export const fakeCallers: Record<string, Caller> = {
   admin: {
     personId: 'p-admin', organizationId: 'org', scopes: new Set(['finance.all.write']), tokenType: 'personal', channel: 'mcp',
-    membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [WORKSPACE] },
+    membership: { status: 'active', isAdmin: true, permissions: new Set(), workspaceIds: [WORKSPACE], workspaceNames: new Map([[WORKSPACE, 'Test workspace']]) },
   },
   reader: {
     personId: 'p-reader', organizationId: 'org', scopes: new Set(['finance.all']), tokenType: 'oauth', channel: 'mcp',
-    membership: { status: 'active', isAdmin: false, permissions: new Set(['payables.view']), workspaceIds: [WORKSPACE] },
+    membership: { status: 'active', isAdmin: false, permissions: new Set(['payables.view']), workspaceIds: [WORKSPACE], workspaceNames: new Map([[WORKSPACE, 'Test workspace']]) },
   },
 };
 

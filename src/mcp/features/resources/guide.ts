@@ -41,6 +41,8 @@ Every record can also be read as a resource: \`kobana://finance/<resource>/<id>\
 Every tool except \`finance_workspaces_list\` runs in one workspace. Pass \`workspace_id\` (an id
 from \`finance_workspaces_list\`) unless the connection has a default workspace or the person
 reaches only one. \`workspace_required\` means: choose one from \`details.workspaces\` and retry.
+Every result says which workspace it came from, in its second text block
+(\`Workspace: "Matriz" (<id>).\`): tell the person when it is not the one they meant.
 
 ## Money and dates
 - Money is a decimal string in BRL with two places: \`"1234.56"\`. Send amounts the same way

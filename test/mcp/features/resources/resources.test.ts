@@ -46,9 +46,9 @@ describe('MCP resources', function () {
       });
     }
 
-    it('lists only the guide to bruno, who may read neither workspaces nor categories', async function () {
+    it('lists bruno, who may not read categories, his workspaces and the guide (every member may list their workspaces)', async function () {
       const result = await expectResult(stack.mcpUrl, bruno, '2026-07-28', 'resources/list');
-      expect((result['resources'] as Listed[]).map((r) => r.uri)).to.deep.equal(['kobana://finance/guide']);
+      expect((result['resources'] as Listed[]).map((r) => r.uri)).to.deep.equal(['kobana://finance/workspaces', 'kobana://finance/guide']);
     });
 
     it('lists only the guide to carla, an inactive member, and reads nothing else for her', async function () {
