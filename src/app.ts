@@ -16,7 +16,7 @@ import { createMcpRouter } from './mcp/router.js';
 import { createFinanceProviders } from './mcp/features/index.js';
 
 export function createApp(services: Services): Koa<AppState> {
-  const { routes, tools, resourceTemplates } = services.registry;
+  const { routes } = services.registry;
   const app = new Koa<AppState>();
   app.proxy = services.config.trustProxy;
   // Behind one trusted proxy only its own (rightmost) X-Forwarded-For entry is believed: the
@@ -25,7 +25,26 @@ export function createApp(services: Services): Koa<AppState> {
   app.on('error', createAppErrorListener(services.logger));
   app.use(requestObservability({ logger: services.logger, metrics: services.metrics, tracing: services.tracing }));
   // `/mcp` first: no other surface answers on it, and its calls then skip every other router's matching.
-  const mcp = createMcpRouter({
+  const mcp = createMcpSurface(services);
+  app.use(mcp.routes());
+  const health = createHealthRouter(services);
+  app.use(health.routes()).use(health.allowedMethods());
+  app.use(services.auth.wellKnownRouter.routes());
+  if (services.oauth) app.use(services.oauth.routes(services.limits).routes());
+  const downloads = createDownloadLinkRouter({
+    operations: services.operations, links: services.downloadLinks, loadCaller: services.auth.loadCaller, limits: services.limits,
+  });
+  app.use(downloads.routes()).use(downloads.allowedMethods());
+  app.use(renderRestFallbacks());
+  const rest = createRestRouter({ operations: services.operations, routes, auth: services.auth, limits: services.limits });
+  app.use(rest.routes()).use(rest.allowedMethods());
+  return app;
+}
+
+/** The `/mcp` endpoint over the services: every MCP dependency in one place. */
+function createMcpSurface(services: Services): ReturnType<typeof createMcpRouter> {
+  const { tools, resourceTemplates } = services.registry;
+  return createMcpRouter({
     config: services.config,
     logger: services.logger,
     metrics: services.metrics,
@@ -42,17 +61,4 @@ export function createApp(services: Services): Koa<AppState> {
     downloadLinks: services.downloadLinks,
     ...createFinanceProviders({ operations: services.operations, db: services.db, tools, resourceTemplates }, { clock: services.clock }),
   });
-  app.use(mcp.routes());
-  const health = createHealthRouter(services);
-  app.use(health.routes()).use(health.allowedMethods());
-  app.use(services.auth.wellKnownRouter.routes());
-  if (services.oauth) app.use(services.oauth.routes(services.limits).routes());
-  const downloads = createDownloadLinkRouter({
-    operations: services.operations, links: services.downloadLinks, loadCaller: services.auth.loadCaller, limits: services.limits,
-  });
-  app.use(downloads.routes()).use(downloads.allowedMethods());
-  app.use(renderRestFallbacks());
-  const rest = createRestRouter({ operations: services.operations, routes, auth: services.auth, limits: services.limits });
-  app.use(rest.routes()).use(rest.allowedMethods());
-  return app;
 }

@@ -158,9 +158,6 @@ export function loadConfig(env: Env, cwd = '.'): Config {
   const publicUrl = (readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
-  const account = readExternalAccount(env);
-  const confirmationKey = readConfirmationKey(env);
-  const allowedOrigins = readAllowedOrigins(env);
   return {
     port,
     host,
@@ -170,10 +167,10 @@ export function loadConfig(env: Env, cwd = '.'): Config {
     redisUrl,
     redisKeyPrefix: readRedisKeyPrefix(env),
     readinessRequiresRedis: readBool(env, 'READINESS_REQUIRES_REDIS', true),
-    ...account,
-    allowedOrigins,
+    ...readExternalAccount(env),
+    allowedOrigins: readAllowedOrigins(env),
     logLevel: env.LOG_LEVEL || 'info',
-    confirmationKey,
+    confirmationKey: readConfirmationKey(env),
     metricsToken: env.METRICS_TOKEN || null,
     protocolRateLimitPerMinute: readInt(env, 'PROTOCOL_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     authFailureLimitPerMinute: readInt(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
