@@ -1,14 +1,12 @@
 import net from 'node:net';
-import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { pino } from 'pino';
 import { createServices, type Services } from '../../src/bootstrap.js';
 import { createApp } from '../../src/app.js';
 import { listenGracefully, type GracefulServer } from '../../src/http/server.js';
-import { buildLoggerOptions } from '../../src/http/observability.js';
+import { captureLog, type LogLine } from '../helpers/log-capture.js';
 import { DEMO, buildTestConfig } from '../helpers/index.js';
 
-type Line = Record<string, unknown>;
+type Line = LogLine;
 
 interface LoggedApp {
   url: string;
@@ -20,20 +18,9 @@ interface LoggedApp {
 
 /** The real app, wired like main.ts, with its log stream captured in memory. */
 async function startLoggedApp(level = 'info'): Promise<LoggedApp> {
-  const lines: Line[] = [];
-  const raw: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (!line) continue;
-        raw.push(line);
-        lines.push(JSON.parse(line) as Line);
-      }
-      callback();
-    },
-  });
+  const { logger, lines, raw } = captureLog(level);
   const config = buildTestConfig({ redisUrl: null, metricsToken: 'scrape-token', logLevel: level });
-  const services = await createServices(config, pino(buildLoggerOptions(level), stream));
+  const services = await createServices(config, logger);
   const server: GracefulServer = await listenGracefully(createApp(services), services, { port: 0, host: '127.0.0.1' });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

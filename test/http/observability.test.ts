@@ -1,32 +1,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { createMetrics, type Metrics } from '../../src/http/metrics.js';
-import { buildLoggerOptions, redactPaths, requestObservability, resolveRequestId } from '../../src/http/observability.js';
+import { redactPaths, requestObservability, resolveRequestId } from '../../src/http/observability.js';
+import { captureLog, type CapturedLog } from '../helpers/log-capture.js';
 
-type Line = Record<string, unknown>;
+const captureLogger = (): CapturedLog => captureLog('info');
 
-function captureLogger(): { logger: pino.Logger; lines: Line[]; raw: string[] } {
-  const lines: Line[] = [];
-  const raw: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString('utf8').split('\n')) {
-        if (!line) continue;
-        raw.push(line);
-        lines.push(JSON.parse(line) as Line);
-      }
-      callback();
-    },
-  });
-  return { logger: pino(buildLoggerOptions('info'), stream), lines, raw };
-}
-
-async function startApp(logger: pino.Logger, metrics: Metrics): Promise<{ url: string; close(): Promise<void> }> {
+async function startApp(logger: Logger, metrics: Metrics): Promise<{ url: string; close(): Promise<void> }> {
   const app = new Koa();
   app.silent = true;
   app.use(requestObservability({ logger, metrics }));

@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextp
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { countPendingPayables, pickPendingPayable, readPayableStatus } from './support.js';
+import { countPendingPayables, fetchAskingVersion, pickPendingPayable, readPayableStatus } from './support.js';
 import { connectionRetryingFetch } from '../helpers/connection-retry.js';
 
 interface ToolSummary { name: string; annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean } }
@@ -65,18 +65,6 @@ async function connectModern(url: string, token: string, mode: 'auto' | { pin: s
     complete: async (request) => (await client.complete(request)).completion.values,
     asked,
     close: () => client.close(),
-  };
-}
-
-/** The v1 SDK always offers its latest revision; this fetch makes its initialize ask for `version`. */
-function fetchAskingVersion(version: string): typeof fetch {
-  return async (input, init) => {
-    if (typeof init?.body === 'string' && init.body.includes('"method":"initialize"')) {
-      const message = JSON.parse(init.body) as { params: { protocolVersion: string } };
-      message.params.protocolVersion = version;
-      return fetch(input, { ...init, body: JSON.stringify(message) });
-    }
-    return fetch(input, init);
   };
 }
 

@@ -17,6 +17,7 @@ import { tools } from '../../generated/registry.gen.js';
 import { DEMO } from '../../src/seed/ids.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { connectionRetryingFetch } from '../helpers/connection-retry.js';
+import { fetchAskingVersion } from './support.js';
 
 interface CallResult { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: unknown }
 
@@ -26,20 +27,8 @@ interface ErrorClient {
   close(): Promise<void>;
 }
 
-/** The v1 SDK always offers its latest revision; this fetch makes its initialize ask for `version`. */
-function askingVersion(version: string): typeof fetch {
-  return async (input, init) => {
-    if (typeof init?.body === 'string' && init.body.includes('"method":"initialize"')) {
-      const message = JSON.parse(init.body) as { params: { protocolVersion: string } };
-      message.params.protocolVersion = version;
-      return fetch(input, { ...init, body: JSON.stringify(message) });
-    }
-    return fetch(input, init);
-  };
-}
-
 async function connectLegacy(url: string, token: string): Promise<ErrorClient> {
-  const transport = new LegacyTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: connectionRetryingFetch(askingVersion('2025-06-18')) });
+  const transport = new LegacyTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: connectionRetryingFetch(fetchAskingVersion('2025-06-18')) });
   const client = new LegacyClient({ name: 'kobana-error-results-v1', version: '1.0.0' });
   await client.connect(transport);
   return {

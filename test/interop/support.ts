@@ -28,3 +28,15 @@ export async function readPayableStatus(db: Kysely<Database>, id: string): Promi
     .where('workspace_id', '=', DEMO.workspaces.matriz).where('id', '=', id).executeTakeFirst();
   return row?.status;
 }
+
+/** The v1 SDK always offers its latest revision; this fetch makes its initialize ask for `version`. */
+export function fetchAskingVersion(version: string): typeof fetch {
+  return async (input, init) => {
+    if (typeof init?.body === 'string' && init.body.includes('"method":"initialize"')) {
+      const message = JSON.parse(init.body) as { params: { protocolVersion: string } };
+      message.params.protocolVersion = version;
+      return fetch(input, { ...init, body: JSON.stringify(message) });
+    }
+    return fetch(input, init);
+  };
+}
