@@ -17,7 +17,7 @@ const WORKSPACES_TOOL = 'finance_workspaces_list';
 
 const OPENING = 'Tools for Kobana Finance: payables, receivables, transactions, transfers, accounts, categories, cost centers, people, companies, taxes, attachments, activity, totals, cash flow, bank statements, reconciliations and classification rules of one organization.';
 const WORKSPACE_CHOICE = 'its workspace_id argument, else the connection\'s X-Workspace-Id header (or ?workspace_id= on the URL), else your only workspace';
-const WORKSPACE_NAMED = 'Each result of a tool run in a workspace names it in its second text block: Workspace: "<name>" (<id>).';
+const WORKSPACE_NAMED = 'Each successful result of a tool run in a workspace names it in its second text block: Workspace: "<name>" (<id>).';
 const FORMATS = 'Money is a decimal string with two places, e.g. "1234.56"; send amounts the same way. Dates are YYYY-MM-DD. An id argument takes an id from the matching list tool.';
 const IDEMPOTENCY = 'idempotency_key makes a write safe to retry: the same key and arguments return the first result again (its _meta says it was replayed); the same key with other arguments → CONFLICT.';
 const PAGING = 'List tools return meta.next_cursor; pass it back as cursor to read the next page. Use filters, fields and sort_by to keep results small.';

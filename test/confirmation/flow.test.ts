@@ -153,6 +153,25 @@ describe('tools/call confirmation (finance_payables_settle)', function () {
     expect(await countSettlements(app.services.db, id)).to.equal(0);
   });
 
+  it('refuses what the title\'s status does not allow before asking (a reopen of a pending bill, a cancel or a second settle of a paid one): the handler\'s own words, no question, nothing written', async function () {
+    const id = await nextPayable();
+    const args = { workspace_id: DEMO.workspaces.matriz, id };
+    const reopen = await callTool(app.url, token, 'finance_payables_reopen', args);
+    expectToolError(reopen, 'UNPROCESSABLE_ENTITY');
+    expect(JSON.stringify(reopen.body)).to.include('Only a paid payable can be reopened.');
+    const { requestState } = expectInputRequired(await settle(id));
+    expectSuccess(await settle(id, { requestState, inputResponses: accept() }));
+    const version = (await readTitle(app.services.db, id))?.version ?? 0;
+    const asked = await countNonces(app.services.db);
+    const cancel = await callTool(app.url, token, 'finance_payables_cancel', args);
+    expectToolError(cancel, 'UNPROCESSABLE_ENTITY');
+    expect(JSON.stringify(cancel.body)).to.include('Only a pending payable can be cancelled.');
+    expectToolError(await settle(id), 'UNPROCESSABLE_ENTITY');
+    expect(await countNonces(app.services.db)).to.equal(asked);
+    expect((await readTitle(app.services.db, id))?.version).to.equal(version);
+    expect(await countSettlements(app.services.db, id)).to.equal(1);
+  });
+
   it('lets a business error of the operation through without burning the state', async function () {
     const id = await nextPayable();
     // An account that does not exist: the sentence names it so, the operation refuses it.

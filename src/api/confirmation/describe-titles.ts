@@ -3,7 +3,8 @@
  * on `describeTitleForConfirmation` (src/api/rules/titles.ts) so the record, counterparty,
  * amount, due date and account come from the same reads the API uses, and a settle's payment
  * (date, amount paid, interest, discount) from `planSettlement` (src/api/rules/settlement.ts),
- * the computation the handler writes. Business rules stay in the API; no argument is shown verbatim.
+ * the computation the handler writes. Business rules stay in the API (a status that does not allow
+ * the action is refused with the handler's own error before the person is asked); no argument is shown verbatim.
  *
  *   Settle payable "Aluguel" of R$ 1.000,00 to "Imobiliária" from account "Itaú", paying R$ 1.002,30 on 2026-03-09 (interest R$ 12,30, discount R$ 10,00)?
  *   Cancel receivable "Venda 42" of R$ 600,00 from "Cliente" on account "Itaú", due 2026-03-10?
@@ -11,7 +12,8 @@
 import { notFound } from '../errors.js';
 import { readBody } from '../records.js';
 import { isUuid } from '../../runtime/values.js';
-import { planSettlement, type SettlementPlan } from '../rules/settlement.js';
+import { assertTitleAction, planSettlement, type SettlementPlan } from '../rules/settlement.js';
+import { PAYABLES, RECEIVABLES } from '../rules/title-records.js';
 import { describeTitleForConfirmation, type TitleConfirmationSummary } from '../rules/titles.js';
 import { formatBrl } from './brl.js';
 import { nameIfReadable, quoteName, readPathId, type DescribeRequest, type DescribeTarget } from './target.js';
@@ -68,6 +70,8 @@ export function buildTitleDescriber(kind: TitleKind, action: TitleAction): Descr
   return async (request) => {
     const title = await describeTitleForConfirmation(request.db, request.workspaceId, kind, readPathId(request.input));
     if (title === null) throw notFound(kind === 'payable' ? 'Payable' : 'Receivable');
+    // What the handler would refuse for the title's status is refused before anyone is asked.
+    if (action !== 'delete') assertTitleAction(kind === 'payable' ? PAYABLES : RECEIVABLES, action, { status: title.status, transaction_id: title.transactionId });
     return {
       version: title.version,
       message: `${VERBS[action]} ${describeTitle(request, kind, title)}${await describeDetails(request, kind, action, title)}?`,

@@ -82,11 +82,30 @@ export function planSettlement(
   return { paymentDate, accountId, interestCents, discountCents, paidCents };
 }
 
+/** The status changes a title allows: settle and cancel a pending one, reopen a settled one. */
+export type TitleStatusAction = 'settle' | 'reopen' | 'cancel';
+
+/** The refusal of `action` on a title whose status does not allow it (the same words from the handler and the confirmation). */
+export function titleActionRefusal(v: TitleVocabulary, action: TitleStatusAction): ApiError {
+  const label = v.label.toLowerCase();
+  const message = action === 'reopen' ? `Only a ${v.settledStatus} ${label} can be reopened.` : `Only a pending ${label} can be ${action === 'settle' ? 'settled' : 'cancelled'}.`;
+  return new ApiError('UNPROCESSABLE_ENTITY', message);
+}
+
+/**
+ * Refuses `action` when the title's status does not allow it. The handler asks it under its lock;
+ * the confirmation asks it before the person is asked (src/api/confirmation/describe-titles.ts),
+ * so nobody confirms a cancel of a paid bill only to be told it cannot be done.
+ */
+export function assertTitleAction(v: TitleVocabulary, action: TitleStatusAction, title: { readonly status: string; readonly transaction_id: string | null }): void {
+  const allowed = action === 'reopen' ? title.status === v.settledStatus && title.transaction_id !== null : title.status === 'pending';
+  if (!allowed) throw titleActionRefusal(v, action);
+}
+
 function buildSettle(v: TitleVocabulary): OperationHandler {
-  const notPending = `Only a pending ${v.label.toLowerCase()} can be settled.`;
   return async (ctx, input) => {
     const title = await findTitleForUpdate(ctx, v, input.path['id']);
-    if (title.status !== 'pending') throw new ApiError('UNPROCESSABLE_ENTITY', notPending);
+    assertTitleAction(v, 'settle', title);
     const plan = planSettlement(title, readBody(input.body), v.label);
     const { accountId, paidCents: paid, interestCents: interest, discountCents: discount } = plan;
     await requireAccountReference(ctx, accountId);
@@ -97,7 +116,7 @@ function buildSettle(v: TitleVocabulary): OperationHandler {
       paid_amount_cents: paid, interest_cents: interest, discount_cents: discount, transaction_id: transactionId, ...updateAudit(ctx),
     }).where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', 'pending').executeTakeFirst();
     // The loser of a race sees 0 rows here and writes no transaction.
-    if (Number(claimed.numUpdatedRows) === 0) throw new ApiError('UNPROCESSABLE_ENTITY', notPending);
+    if (Number(claimed.numUpdatedRows) === 0) throw titleActionRefusal(v, 'settle');
 
     await ctx.db.insertInto('transactions').values({
       id: transactionId, workspace_id: title.workspace_id, financial_account_id: accountId, type: v.transactionType,
@@ -111,30 +130,30 @@ function buildSettle(v: TitleVocabulary): OperationHandler {
 }
 
 function buildReopen(v: TitleVocabulary): OperationHandler {
-  const notSettled = `Only a ${v.settledStatus} ${v.label.toLowerCase()} can be reopened.`;
   return async (ctx, input) => {
     const title = await findTitleForUpdate(ctx, v, input.path['id']);
-    if (title.status !== v.settledStatus || title.transaction_id === null) throw new ApiError('UNPROCESSABLE_ENTITY', notSettled);
+    assertTitleAction(v, 'reopen', title);
+    const settlementId = title.transaction_id as string;
     // Conditional on the settlement read above too: only the transaction this call cleared is deleted.
     const reopened = await ctx.db.updateTable('titles').set({
       status: 'pending', payment_date: null, paid_amount_cents: null, interest_cents: null, discount_cents: null,
       transaction_id: null, ...updateAudit(ctx),
     }).where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', v.settledStatus)
-      .where('transaction_id', '=', title.transaction_id).executeTakeFirst();
-    if (Number(reopened.numUpdatedRows) === 0) throw new ApiError('UNPROCESSABLE_ENTITY', notSettled);
-    await deleteSettlementTransaction(ctx, title.transaction_id);
+      .where('transaction_id', '=', settlementId).executeTakeFirst();
+    if (Number(reopened.numUpdatedRows) === 0) throw titleActionRefusal(v, 'reopen');
+    await deleteSettlementTransaction(ctx, settlementId);
     await recordActivity(ctx, { operation: `${v.resource}.reopen`, resource: v.resource, recordId: title.id });
     return { body: await readTitleJson(ctx, v, title.id) };
   };
 }
 
 function buildCancel(v: TitleVocabulary): OperationHandler {
-  const notPending = `Only a pending ${v.label.toLowerCase()} can be cancelled.`;
   return async (ctx, input) => {
     const title = await findTitleForUpdate(ctx, v, input.path['id']);
+    assertTitleAction(v, 'cancel', title);
     const cancelled = await ctx.db.updateTable('titles').set({ status: 'cancelled', ...updateAudit(ctx) })
       .where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', 'pending').executeTakeFirst();
-    if (Number(cancelled.numUpdatedRows) === 0) throw new ApiError('UNPROCESSABLE_ENTITY', notPending);
+    if (Number(cancelled.numUpdatedRows) === 0) throw titleActionRefusal(v, 'cancel');
     await recordActivity(ctx, { operation: `${v.resource}.cancel`, resource: v.resource, recordId: title.id });
     return { body: await readTitleJson(ctx, v, title.id) };
   };

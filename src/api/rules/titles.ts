@@ -150,6 +150,9 @@ export interface TitleConfirmationSummary {
   /** The title's own account (a settle may name another). */
   readonly accountId: string | null;
   readonly accountName: string | null;
+  /** The stored status and settlement transaction: what the status changes allow (assertTitleAction). */
+  readonly status: string;
+  readonly transactionId: string | null;
 }
 
 /** What a confirmation prompt shows for a title, bound to its version; null when not in the workspace. */
@@ -160,13 +163,14 @@ export async function describeTitleForConfirmation(
   const row = await db.selectFrom('titles as t')
     .leftJoin('people as p', (join) => join.onRef('p.id', '=', 't.person_id').onRef('p.workspace_id', '=', 't.workspace_id'))
     .leftJoin('accounts as a', (join) => join.onRef('a.id', '=', 't.financial_account_id').onRef('a.workspace_id', '=', 't.workspace_id'))
-    .select(['t.version', 't.description', 't.amount_cents', 't.due_date', 't.financial_account_id', 'p.name as person_name', 'a.name as account_name'])
+    .select(['t.version', 't.description', 't.amount_cents', 't.due_date', 't.financial_account_id', 't.status', 't.transaction_id', 'p.name as person_name', 'a.name as account_name'])
     .where('t.workspace_id', '=', workspaceId).where('t.id', '=', id).where('t.kind', '=', kind)
     .executeTakeFirst();
   if (!row) return null;
   return {
     version: Number(row.version), description: row.description, counterparty: row.person_name ?? null,
     amountCents: Number(row.amount_cents), dueDate: row.due_date, accountId: row.financial_account_id, accountName: row.account_name ?? null,
+    status: row.status, transactionId: row.transaction_id,
   };
 }
 

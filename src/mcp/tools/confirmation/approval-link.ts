@@ -74,7 +74,7 @@ export function createApprovalLinkConfirmation(context: ConfirmationContext): Ap
       const target = await describeCall(context, bound, request);
       const link = await bound.approvals.create(bound.binding, target.version, target.message, CONFIRMATION_TTL_SECONDS);
       return new ApiError('confirmation_required',
-        'This tool deletes, cancels or moves money and this client cannot ask for a confirmation; nothing was changed. '
+        'This tool deletes, cancels or moves money and needs the person\'s confirmation, which cannot be asked inside this call (that takes protocol revision 2026-07-28 with form elicitation); nothing was changed. '
         + 'Show the person the approval_url: after they sign in there and approve, call the tool again with exactly the same arguments within 5 minutes, and it runs once.',
         { approval_url: link.url, expires_at: new Date(link.expiresAt * 1000).toISOString(), message: target.message });
     },
