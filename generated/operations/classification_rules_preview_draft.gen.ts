@@ -38,7 +38,7 @@ export const operation: OperationDefinition = {
     ]
   },
   "title": "Preview Unsaved Classification Rule",
-  "description": "Previews an unsaved rule (the body `finance_classification_rules_create` takes, at its `position`, default last) on unreconciled statement lines; saves and changes nothing.",
+  "description": "Previews an unsaved rule (the body `finance_classification_rules_create` takes) on unreconciled statement lines, placed at its `position` after saved rules of the same position (default last): lines an earlier rule claims are not counted. Saves and changes nothing.",
   "toolName": "finance_classification_rules_preview_draft",
   "parameters": [
     {
