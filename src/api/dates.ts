@@ -4,6 +4,8 @@
  * (`+010000-01-01`) sorts before it, and a loop that compares strings never ends
  * (docs/domain.md#bounded-work). Day 0 is 1970-01-01.
  */
+import { Lru } from '../runtime/lru.js';
+
 const DAY_MS = 86_400_000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -33,9 +35,25 @@ export function weekday(day: number): number {
 
 /** The date (`YYYY-MM-DD`) of `instant` in the IANA time zone `tz` (e.g. 22:00 on the 15th in São Paulo is 01:00Z on the 16th). */
 export function dateInZone(instant: Date, tz: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(instant);
+  const parts = dayFormat(tz).formatToParts(instant);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+/**
+ * One day formatter per zone: building an `Intl.DateTimeFormat` costs about 100 µs, formatting
+ * with a built one about 7 µs, and "today" is read on every title get and list
+ * (bench/README.md, issue 27). Bounded, though the zones come from validated settings.
+ */
+const DAY_FORMATS = new Lru<string, Intl.DateTimeFormat>(64);
+
+function dayFormat(tz: string): Intl.DateTimeFormat {
+  let format = DAY_FORMATS.get(tz);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' });
+    DAY_FORMATS.set(tz, format);
+  }
+  return format;
 }
 
 /** Whether `tz` is an IANA time zone this runtime knows. */
