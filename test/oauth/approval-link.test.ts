@@ -76,11 +76,15 @@ describe('approval links for clients that cannot confirm (SDK v1, 2025-06-18)', 
     const first = await cancel(target);
     expect(first.ok, JSON.stringify(first.body)).to.equal(true);
     expect(first.body).to.include({ id: target, status: 'cancelled' });
-    // A used approval serves nothing more: the retry is asked again with a fresh link (docs/security.md#approval-links).
+    // A used approval serves nothing more (docs/security.md#approval-links): its page says so. The
+    // retry on the payable, now cancelled, is refused with the operation's own words before anyone
+    // is asked again (no new link): nobody is asked to approve what cannot run.
+    expect(await (await fetch(link)).text()).to.include('This approval has been used');
     const replay = await cancel(target);
     expect(replay.ok).to.equal(false);
-    expect((replay.body as ToolError).error.code).to.equal('confirmation_required');
-    expect((replay.body as ToolError).error.details?.approval_url).to.be.a('string').and.not.equal(link.href);
+    expect((replay.body as ToolError).error.code).to.equal('UNPROCESSABLE_ENTITY');
+    expect((replay.body as ToolError).error.message).to.equal('Only a pending payable can be cancelled.');
+    expect((replay.body as ToolError).error.details?.approval_url).to.equal(undefined);
     const activity = await app.services.db.selectFrom('activity').select('id')
       .where('workspace_id', '=', DEMO.workspaces.matriz).where('record_id', '=', target).where('operation', 'like', '%cancel%').execute();
     expect(activity).to.have.length(1);
