@@ -35,9 +35,9 @@ const MAX_NAME_LENGTH = 80;
  * (sanitizeDisplayText) and double quotes into single ones, cut at 80 characters — a record
  * name cannot close the quote, add a clause or reorder the sentence around it.
  */
-export function quoteName(value: string): string {
+export function quoteName(value: string, maxLength = MAX_NAME_LENGTH): string {
   const flat = sanitizeDisplayText(value).replace(/"/g, "'").replace(/\s+/g, ' ').trim();
-  const cut = flat.length > MAX_NAME_LENGTH ? `${flat.slice(0, MAX_NAME_LENGTH - 1)}…` : flat;
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength - 1)}…` : flat;
   return `"${cut}"`;
 }
 

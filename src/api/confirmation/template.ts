@@ -50,14 +50,12 @@ function formatValue(value: unknown, format: 'text' | 'brl'): string {
 }
 
 /**
- * `"text"` of a free-text argument: control and bidi characters and line breaks become spaces
- * (sanitizeDisplayText), double quotes single ones, cut at 120 characters — the caller's words
- * cannot close the quote, add a clause or pass for the server's own.
+ * `"text"` of a free-text argument, quoted as a record name is (quoteName: control and bidi
+ * characters and line breaks flattened, double quotes made single) but cut at 120 characters —
+ * the caller's words cannot close the quote, add a clause or pass for the server's own.
  */
 export function quoteArgument(value: string): string {
-  const flat = sanitizeDisplayText(value).replace(/"/g, "'").replace(/\s+/g, ' ').trim();
-  const cut = flat.length > MAX_ARGUMENT_LENGTH ? `${flat.slice(0, MAX_ARGUMENT_LENGTH - 1)}…` : flat;
-  return `"${cut}"`;
+  return quoteName(value, MAX_ARGUMENT_LENGTH);
 }
 
 /** `reason given: "…"`, labelled by the argument's name; `no reason given` when absent or blank. */
