@@ -9,6 +9,8 @@ import { parseConfirmTemplate, templateArguments } from '../src/runtime/confirm-
 import { confirmArgumentProblem, type ConfirmArgumentSource } from './confirm-arguments.js';
 import { DESCRIBER_NAMES, describerServes } from '../src/runtime/describers.js';
 import { CodegenError } from './errors.js';
+import { isWriteScope } from '../src/identity/scopes.js';
+import { NO_PERMISSION } from '../src/identity/permissions.js';
 import { extractAction } from './naming.js';
 
 type Obj = Record<string, unknown>;
@@ -109,11 +111,11 @@ export interface SafetySubject {
 export function checkSafetyMetadata(operation: SafetySubject): void {
   const { ref, file, pointer } = operation;
   if (ref.readOnly) {
-    const write = ref.scopes.find((scope) => scope.endsWith('.write'));
+    const write = ref.scopes.find(isWriteScope);
     if (write !== undefined) {
       throw new CodegenError('INVALID_EXTENSION', file, `${pointer}/security`, `${ref.operationId} changes nothing: it needs read scopes only, not ${write}`);
     }
-    if (ref.permission !== 'none' && !ref.permission.endsWith('.view')) {
+    if (ref.permission !== NO_PERMISSION && !ref.permission.endsWith('.view')) {
       throw new CodegenError('INVALID_EXTENSION', file, `${pointer}/x-kobana-permission`, `${ref.operationId} changes nothing: its x-kobana-permission is a .view permission or none, not ${ref.permission}`);
     }
   }

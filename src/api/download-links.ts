@@ -15,7 +15,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../store/schema.js';
 import type { Clock } from '../runtime/clock.js';
 import type { TokenType } from '../identity/caller.js';
-import { loadConfirmationKey } from './confirmation/key.js';
+import { createConfirmationKeyReader } from './confirmation/key.js';
 
 /** Where the links are served (src/http/download-link.ts). */
 export const DOWNLOAD_LINK_PATH = '/downloads/attachments';
@@ -70,12 +70,12 @@ function readGrant(payload: Record<string, unknown>, attachmentId: string): Down
 export function createDownloadLinks(deps: DownloadLinkDeps): DownloadLinks {
   const { publicUrl } = deps.config;
   const audience = `${publicUrl}${DOWNLOAD_LINK_PATH}`;
-  let key: Promise<Uint8Array> | undefined;
-  const linkKey = (): Promise<Uint8Array> => {
-    key ??= loadConfirmationKey(deps.config, deps.db, deps.clock).then(deriveLinkKey);
-    // A failed load is tried again on the next use.
-    key.catch(() => { key = undefined; });
-    return key;
+  // A failed load of the confirmation key is tried again on the next use (createConfirmationKeyReader).
+  const readKey = createConfirmationKeyReader(deps.config, deps.db, deps.clock);
+  let derived: Uint8Array | undefined;
+  const linkKey = async (): Promise<Uint8Array> => {
+    derived ??= deriveLinkKey(await readKey());
+    return derived;
   };
   return {
     async issue(grant) {

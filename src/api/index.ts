@@ -8,7 +8,7 @@ export { sanitizeDisplayText } from './display-text.js';
 export { ApiError, serviceUnavailable, validationError, type ApiErrorCode, type ServiceUnavailableReason, type ValidationIssue } from './errors.js';
 export { digestArguments } from './confirmation/canonical-args.js';
 export { createConfirmationDescribers, type ConfirmationDescribers, type DescriberSources } from './confirmation/describe.js';
-export { loadConfirmationKey } from './confirmation/key.js';
+export { createConfirmationKeyReader } from './confirmation/key.js';
 export { consumeNonce, purgeExpiredNonces, unavailableError as confirmationUnavailable, type NonceUse } from './confirmation/nonce-store.js';
 export { confirmationNotGiven, consumeConfirmation, type ConsumptionOutcome, type ProofBinding } from './confirmation/proof.js';
 export { CONFIRMATION_TTL_SECONDS, createNonce, openState, sealState, type ConfirmationClaims } from './confirmation/state.js';

@@ -73,3 +73,25 @@ export async function loadConfirmationKey(
   if (isInMemory(config.dataDir)) return new Uint8Array(randomBytes(KEY_BYTES));
   return readOrCreateKeyFile(path.join(config.dataDir, CONFIRMATION_KEY_FILE));
 }
+
+/**
+ * The key, loaded once and kept: what the confirmation sealing and the download links read
+ * (src/mcp/tools/confirmation/sealing.ts, src/api/download-links.ts). A failed load is tried
+ * again on the next read (e.g. the data folder became writable). `eager`: the load starts now
+ * (start-up: the key file exists before the first question); its failure is reported on first read.
+ */
+export function createConfirmationKeyReader(
+  config: Pick<Config, 'confirmationKey' | 'dataDir'>, db?: Kysely<Database>, clock: Clock = systemClock, options: { readonly eager?: boolean } = {},
+): () => Promise<Uint8Array> {
+  let key: Promise<Uint8Array> | undefined;
+  const read = (): Promise<Uint8Array> => {
+    if (key === undefined) {
+      const loading = loadConfirmationKey(config, db, clock);
+      key = loading;
+      loading.catch(() => { if (key === loading) key = undefined; });
+    }
+    return key;
+  };
+  if (options.eager === true) read().catch(() => undefined);
+  return read;
+}

@@ -26,8 +26,6 @@ export interface ReopenedTitle {
   readonly description: string;
   /** The title's face amount (what is owed again once reopened). */
   readonly amountCents: number;
-  /** The settlement transaction the undo deletes (the title's reopen does). */
-  readonly settlementTransactionId: string;
 }
 
 export interface ReconciliationUndoPlan {
@@ -60,7 +58,7 @@ export async function planReconciliationUndo(db: Kysely<Database>, workspaceId: 
     const item = byId.get(title.id);
     // Reopened (or deleted) by hand since: there is nothing of this reconciliation's left to undo.
     if (!item || title.kind !== item.item_type || title.transaction_id !== item.settlement_transaction_id) return [];
-    return [{ type: item.item_type, id: title.id, description: title.description, amountCents: Number(title.amount_cents), settlementTransactionId: item.settlement_transaction_id }];
+    return [{ type: item.item_type, id: title.id, description: title.description, amountCents: Number(title.amount_cents) }];
   });
   return {
     version: Number(row.version),

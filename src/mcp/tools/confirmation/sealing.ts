@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../../config.js';
 import {
-  CONFIRMATION_TTL_SECONDS, confirmationUnavailable, createNonce, digestArguments, loadConfirmationKey, openState, purgeExpiredNonces, sealState,
+  CONFIRMATION_TTL_SECONDS, confirmationUnavailable, createConfirmationKeyReader, createNonce, digestArguments, openState, purgeExpiredNonces, sealState,
   type ApiError, type ConfirmationClaims, type ConfirmationTarget,
 } from '../../../api/index.js';
 import type { Clock } from '../../../runtime/clock.js';
@@ -59,15 +59,12 @@ function isIssuedFor(claims: ConfirmationClaims, request: ConfirmationRequest, w
 
 /** The sealing key: loaded (embedded: generated) at start-up so the key file exists before the first question. */
 function createKeyLoader(deps: SealingDeps, context: ConfirmationContext): () => Promise<Uint8Array | ApiError> {
-  let key: Promise<Uint8Array> | undefined = loadConfirmationKey(deps.config, deps.db, deps.clock);
   // A failure at start-up is reported on first use, where the load is tried again.
-  key.catch(() => undefined);
+  const readKey = createConfirmationKeyReader(deps.config, deps.db, deps.clock, { eager: true });
   return async () => {
-    key ??= loadConfirmationKey(deps.config, deps.db, deps.clock);
     try {
-      return await key;
+      return await readKey();
     } catch (error) {
-      key = undefined; // a later call may succeed (e.g. the data folder became writable)
       context.logger?.error({ err: error }, 'confirmation: cannot load the sealing key');
       context.count('unavailable');
       return confirmationUnavailable(error);
