@@ -1,11 +1,16 @@
 /**
  * Checkers of the two client schema profiles, written from the providers' documented rules
  * (docs/protocol.md#client-schema-profiles) — validators of a finished schema, independent of the
- * transform in src/runtime/schema-profiles.ts. Each returns the violations (empty = passes).
+ * transform in src/runtime/schema-profiles.ts (so a bug of the transform cannot hide in them).
+ * Each returns the violations (empty = passes). `generate` runs them on every tool's profile form
+ * (codegen/profile-check.ts); the tests run them too.
  *
  *   checkOpenAiStrict(name, parameters): string[]   // OpenAI Structured Outputs "Supported schemas"
  *   checkGeminiSafe(name, parameters): string[]     // Gemini FunctionDeclaration + Schema subset
+ *   PROFILE_CHECKERS: {openai, gemini}              // the checker of each client profile
  */
+import type { ClientSchemaProfile } from '../src/runtime/schema-profiles.js';
+
 type Obj = { [key: string]: unknown };
 
 const isObj = (value: unknown): value is Obj => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -180,3 +185,8 @@ export function checkGeminiSafe(name: string, parameters: unknown): string[] {
   walk(parameters, '', true);
   return problems;
 }
+
+export const PROFILE_CHECKERS: Readonly<Record<ClientSchemaProfile, (name: string, parameters: unknown) => string[]>> = {
+  openai: checkOpenAiStrict,
+  gemini: checkGeminiSafe,
+};
