@@ -1,16 +1,18 @@
 /**
- * `npm run generate [-- --spec <file>] [--out <dir>] [--handlers <dir>] [--check] [--strict] [--no-type-check]`:
+ * `npm run generate [-- --spec <file>] [--out <dir>] [--handlers <dir>] [--check] [--strict] [--no-type-check] [--quiet]`:
  * regenerates generated/ from the OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1), or with
  * --check verifies it is current. Tolerated constructs are printed as `warning: <file>#<pointer>:
  * <message> [RULE]`; `--strict` (CI, on our own contract) makes each of them an error. The
  * handler modules (`--handlers`, by default `src/api/operations` when `--out` is the default
  * `generated`) are checked against the operations and listed in `handlers.gen.ts`. Prints errors
  * as `error: <file>#<pointer>: <message>` (one line each) and exits 1, never with a stack trace.
+ * The phases and a summary line go to stderr (progress.ts), unless `--quiet`.
  */
 import { parseArgs } from 'node:util';
 import { CodegenError, formatWarning } from './errors.js';
 import { generate } from './generate.js';
 import { checkOutput, writeOutput } from './emit/write.js';
+import { count, createProgress, silentProgress, summaryLine } from './progress.js';
 
 const DEFAULT_OUT = 'generated';
 const DEFAULT_HANDLERS = 'src/api/operations';
@@ -25,22 +27,30 @@ async function runCli(argv: string[]): Promise<number> {
       check: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
       'no-type-check': { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
     },
     strict: true,
   });
   const started = performance.now();
   const out = values.out ?? DEFAULT_OUT;
   const handlersDir = values.handlers ?? (values.out === undefined ? DEFAULT_HANDLERS : undefined);
+  const progress = values.quiet ? silentProgress : createProgress({ write: (text) => process.stderr.write(text), isTTY: process.stderr.isTTY === true });
   const { plan, files, warnings } = await generate(values.spec, {
     typeCheck: !values['no-type-check'],
     strict: values.strict,
+    progress,
     ...(handlersDir === undefined ? {} : { handlers: { dir: handlersDir, outDir: out } }),
   });
   for (const warning of warnings) process.stderr.write(`warning: ${formatWarning(warning)}\n`);
   for (const skipped of plan.skipped) process.stderr.write(`note: ${skipped} skipped (method not served)\n`);
-  const elapsed = `${Math.round(performance.now() - started)} ms`;
+  const summarize = (): void => {
+    if (!values.quiet) process.stderr.write(`${summaryLine(plan.operations.length, plan.tools.length, warnings.length)}\n`);
+  };
   if (values.check) {
-    const { changed, missing, extra } = checkOutput(out, files);
+    const { changed, missing, extra } = await progress.phase('write', () => checkOutput(out, files),
+      (result) => `${count(files.size, 'file')} compared, ${result.changed.length + result.missing.length + result.extra.length} differ`);
+    const elapsed = `${Math.round(performance.now() - started)} ms`;
+    summarize();
     const problems = [...changed.map((f) => `changed: ${f}`), ...missing.map((f) => `missing: ${f}`), ...extra.map((f) => `extra: ${f}`)];
     if (problems.length > 0) {
       process.stderr.write(`${out} is stale (run npm run generate):\n  ${problems.join('\n  ')}\n`);
@@ -49,7 +59,9 @@ async function runCli(argv: string[]): Promise<number> {
     process.stdout.write(`${out} is up to date: ${plan.tools.length} tools, ${plan.routes.length} routes (${elapsed})\n`);
     return 0;
   }
-  const { written, removed } = writeOutput(out, files);
+  const { written, removed } = await progress.phase('write', () => writeOutput(out, files), (result) => `${result.written} written, ${result.removed} removed`);
+  const elapsed = `${Math.round(performance.now() - started)} ms`;
+  summarize();
   process.stdout.write(`generated ${plan.tools.length} tools, ${plan.routes.length} routes, ${plan.resourceTemplates.length} resource templates into ${out} (${written} written, ${removed} removed, ${elapsed})\n`);
   return 0;
 }
