@@ -41,6 +41,8 @@ export interface GenerateResult {
    * tools a client profile leaves out (errors under `strict`).
    */
   readonly warnings: readonly SpecWarning[];
+  /** Per client profile, the tools it cannot represent (left out of its review copy and of what it serves). */
+  readonly profileExclusions: ProfileCheck['excluded'];
 }
 
 export interface GenerateOptions {
@@ -73,7 +75,7 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
   files.set(TOOLS_LIST_FILE, renderToolsList(plan));
   files.set(PERMISSIONS_TABLE_FILE, renderPermissionsTable(plan.operations.map((planned) => planned.definition.operation)));
   for (const [file, text] of renderProfileInputs(checked.profiles)) files.set(file, text);
-  return { plan, files, warnings: checked.warnings };
+  return { plan, files, warnings: checked.warnings, profileExclusions: checked.profiles.excluded };
 }
 
 interface Checked {
