@@ -7,6 +7,7 @@
  */
 import { expect } from 'chai';
 import path from 'node:path';
+import { createProgress } from '../../codegen/progress.js';
 import { makeTempDir, REPO_ROOT, runCli } from './support.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/codegen-robust');
@@ -59,4 +60,11 @@ describe('generate progress lines', function () {
       expect(run.stdout).to.equal('');
     });
   }
+
+  it('on a terminal, rewrites the phase line in place as it goes and ends it with its counts', async () => {
+    let text = '';
+    const progress = createProgress({ isTTY: true, write: (chunk) => { text += chunk; } });
+    await progress.phase('check', (update) => { update('3/7 tools'); return 7; }, (tools) => `${tools} tools`);
+    expect(text).to.match(/^phase check …\r\x1b\[Kphase check: 3\/7 tools …\r\x1b\[Kphase check: 7 tools \(\d+\.\d\d s\)\n$/);
+  });
 });
