@@ -105,8 +105,7 @@ async function check(plan: SpecPlan, rendered: Map<string, string>, found: reado
   update('client profiles');
   const profiles = checkProfiles(plan);
   rendered.set(PROFILE_EXCLUSIONS_FILE, renderProfileExclusions(plan, profiles));
-  update('compiling tool schemas');
-  const errors = compileToolSchemas(plan);
+  const errors = compileToolSchemas(plan, update);
   const warnings = [...found, ...profiles.warnings];
   if (options.strict) errors.push(...warnings.map((w) => new CodegenError('STRICT', w.file, w.pointer, `${w.detail} [${w.rule}; not allowed with --strict]`)));
   if (errors.length === 1) throw errors[0];
@@ -118,10 +117,11 @@ async function check(plan: SpecPlan, rendered: Map<string, string>, found: reado
  * Every tool's schemas compiled with the runtime's ajv (src/runtime/ajv.ts), which the server
  * itself compiles only at first use (src/api/validation.ts): nothing uncompilable is written.
  */
-function compileToolSchemas(plan: SpecPlan): CodegenError[] {
+function compileToolSchemas(plan: SpecPlan, update: (counts: string) => void): CodegenError[] {
   const ajv = createAjv({ quiet: true });
   const errors: CodegenError[] = [];
-  for (const tool of plan.tools) {
+  for (const [index, tool] of plan.tools.entries()) {
+    if (index % 50 === 0) update(`compiling tool schemas, ${index}/${plan.tools.length}`);
     for (const [which, schema] of [['inputSchema', tool.inputSchema], ['argument schema', tool.argumentSchema]] as const) {
       try {
         ajv.compile(schema);
