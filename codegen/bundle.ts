@@ -3,7 +3,9 @@
  * it: every `$ref` to another file is replaced by a copy of its target (placed where it is first
  * referenced; later references to the same target point there), so the validator and the
  * dereferencer only ever see internal references. Only local files are read: a remote `$ref` fails
- * here, naming its file and pointer, before any network access.
+ * here, naming its file and pointer, before any network access. Every reference that cannot be
+ * followed (a file or pointer that does not exist, an unreadable file, a remote URL) is reported,
+ * all of them at once (an AggregateError of CodegenErrors when there are several).
  *
  * Values that are data — `example`, `examples`, `default`, `const`, `enum` and foreign `x-*`
  * extensions — are copied as they are: a `$ref` key inside them is part of the data, never
@@ -78,6 +80,10 @@ export interface BundleOptions {
 export function bundleDocument(rootFile: string, root: Obj, options: BundleOptions): Bundle {
   const bundler = new Bundler(rootFile, root, options);
   const document = bundler.copy(root, rootFile, [], []) as Obj;
+  const broken = [...bundler.broken.values()];
+  // Every reference that cannot be followed, at once: a document with many is fixed in one pass.
+  if (broken.length === 1) throw broken[0];
+  if (broken.length > 1) throw new AggregateError(broken, `${broken.length} $refs cannot be followed`);
   return {
     document,
     files: [...bundler.parsed.keys()],
@@ -89,6 +95,8 @@ export function bundleDocument(rootFile: string, root: Obj, options: BundleOptio
 class Bundler {
   readonly parsed = new Map<string, unknown>();
   readonly warnings: SpecWarning[] = [];
+  /** The references that cannot be followed (dangling, unreadable or remote), by message: reported together. */
+  readonly broken = new Map<string, CodegenError>();
   /** `file#pointer` of a target → the pointer of its copy in the bundle. */
   private readonly placed = new Map<string, string>();
   /** Pointer in the bundle → where the copy placed there came from. */
@@ -121,7 +129,18 @@ class Bundler {
     return { file: this.options.display(this.rootFile), pointer: buildPointer(...tokens) };
   }
 
+  /** A reference that cannot be followed is recorded and left as it is written, so the walk goes on. */
   private follow(reference: Obj, file: string, at: readonly string[], into: readonly string[]): unknown {
+    try {
+      return this.followOrThrow(reference, file, at, into);
+    } catch (error) {
+      if (!(error instanceof CodegenError)) throw error;
+      this.broken.set(error.message, error);
+      return { ...reference };
+    }
+  }
+
+  private followOrThrow(reference: Obj, file: string, at: readonly string[], into: readonly string[]): unknown {
     const ref = reference.$ref as string;
     const where = { file: this.options.display(file), pointer: buildPointer(...at, '$ref') };
     if (REMOTE_URL.test(ref)) {

@@ -1,16 +1,18 @@
 /**
- * `npm run generate [-- --spec <file>] [--out <dir>] [--handlers <dir>] [--check] [--strict] [--no-type-check]`:
+ * `npm run generate [-- --spec <file>] [--out <dir>] [--handlers <dir>] [--check] [--strict] [--no-type-check] [--quiet]`:
  * regenerates generated/ from the OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1), or with
  * --check verifies it is current. Tolerated constructs are printed as `warning: <file>#<pointer>:
  * <message> [RULE]`; `--strict` (CI, on our own contract) makes each of them an error. The
  * handler modules (`--handlers`, by default `src/api/operations` when `--out` is the default
  * `generated`) are checked against the operations and listed in `handlers.gen.ts`. Prints errors
  * as `error: <file>#<pointer>: <message>` (one line each) and exits 1, never with a stack trace.
+ * The phases and a summary line go to stderr (progress.ts), unless `--quiet`.
  */
 import { parseArgs } from 'node:util';
 import { CodegenError, formatWarning } from './errors.js';
-import { generate } from './generate.js';
+import { generate, type GenerateResult } from './generate.js';
 import { checkOutput, writeOutput } from './emit/write.js';
+import { count, createProgress, silentProgress, summaryLine, type Progress } from './progress.js';
 
 const DEFAULT_OUT = 'generated';
 const DEFAULT_HANDLERS = 'src/api/operations';
@@ -25,32 +27,50 @@ async function runCli(argv: string[]): Promise<number> {
       check: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
       'no-type-check': { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
     },
     strict: true,
   });
   const started = performance.now();
   const out = values.out ?? DEFAULT_OUT;
   const handlersDir = values.handlers ?? (values.out === undefined ? DEFAULT_HANDLERS : undefined);
-  const { plan, files, warnings } = await generate(values.spec, {
+  const progress = values.quiet ? silentProgress : createProgress({ write: (text) => process.stderr.write(text), isTTY: process.stderr.isTTY === true });
+  const result = await generate(values.spec, {
     typeCheck: !values['no-type-check'],
     strict: values.strict,
+    progress,
     ...(handlersDir === undefined ? {} : { handlers: { dir: handlersDir, outDir: out } }),
   });
+  const { plan, warnings } = result;
   for (const warning of warnings) process.stderr.write(`warning: ${formatWarning(warning)}\n`);
   for (const skipped of plan.skipped) process.stderr.write(`note: ${skipped} skipped (method not served)\n`);
-  const elapsed = `${Math.round(performance.now() - started)} ms`;
-  if (values.check) {
-    const { changed, missing, extra } = checkOutput(out, files);
-    const problems = [...changed.map((f) => `changed: ${f}`), ...missing.map((f) => `missing: ${f}`), ...extra.map((f) => `extra: ${f}`)];
-    if (problems.length > 0) {
-      process.stderr.write(`${out} is stale (run npm run generate):\n  ${problems.join('\n  ')}\n`);
-      return 1;
-    }
-    process.stdout.write(`${out} is up to date: ${plan.tools.length} tools, ${plan.routes.length} routes (${elapsed})\n`);
-    return 0;
+  // After the write phase, so that its CPU and memory count too.
+  const summarize = (): void => {
+    if (!values.quiet) process.stderr.write(`${summaryLine(plan.operations.length, plan.tools.length, warnings.length)}\n`);
+  };
+  return values.check ? compare(out, result, progress, started, summarize) : write(out, result, progress, started, summarize);
+}
+
+const elapsedSince = (started: number): string => `${Math.round(performance.now() - started)} ms`;
+
+/** `--check`: the write phase compares instead (exit 1 when anything differs). */
+async function compare(out: string, { plan, files }: GenerateResult, progress: Progress, started: number, summarize: () => void): Promise<number> {
+  const { changed, missing, extra } = await progress.phase('write', () => checkOutput(out, files),
+    (result) => `${count(files.size, 'file')} compared, ${result.changed.length + result.missing.length + result.extra.length} differ`);
+  summarize();
+  const problems = [...changed.map((f) => `changed: ${f}`), ...missing.map((f) => `missing: ${f}`), ...extra.map((f) => `extra: ${f}`)];
+  if (problems.length > 0) {
+    process.stderr.write(`${out} is stale (run npm run generate):\n  ${problems.join('\n  ')}\n`);
+    return 1;
   }
-  const { written, removed } = writeOutput(out, files);
-  process.stdout.write(`generated ${plan.tools.length} tools, ${plan.routes.length} routes, ${plan.resourceTemplates.length} resource templates into ${out} (${written} written, ${removed} removed, ${elapsed})\n`);
+  process.stdout.write(`${out} is up to date: ${plan.tools.length} tools, ${plan.routes.length} routes (${elapsedSince(started)})\n`);
+  return 0;
+}
+
+async function write(out: string, { plan, files }: GenerateResult, progress: Progress, started: number, summarize: () => void): Promise<number> {
+  const { written, removed } = await progress.phase('write', () => writeOutput(out, files), (result) => `${result.written} written, ${result.removed} removed`);
+  summarize();
+  process.stdout.write(`generated ${plan.tools.length} tools, ${plan.routes.length} routes, ${plan.resourceTemplates.length} resource templates into ${out} (${written} written, ${removed} removed, ${elapsedSince(started)})\n`);
   return 0;
 }
 

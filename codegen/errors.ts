@@ -15,6 +15,8 @@ export type CodegenErrorCode =
   | 'UNKNOWN_HANDLER'
   | 'INVALID_HANDLER'
   | 'TYPE_CHECK'
+  /** A tool schema the runtime's ajv cannot compile (the check phase compiles every one before anything is written). */
+  | 'INVALID_SCHEMA'
   /** A warning (see SpecWarning) under `--strict`. */
   | 'STRICT';
 
@@ -50,7 +52,11 @@ export type SpecWarningRule =
   /** An operationId that cannot become a tool name as it is (empty after snake_case, or a clash): the name is derived. */
   | 'DERIVED_TOOL_NAME'
   /** An argument of a Kobana document's tool whose description is missing or only restates its name (argument-texts.ts). */
-  | 'ARGUMENT_TEXT';
+  | 'ARGUMENT_TEXT'
+  /** An argument that admits no value (an empty enum): dropped when optional, else the tool is excluded (unsatisfiable.ts). */
+  | 'EMPTY_ENUM'
+  /** A tool a client schema profile cannot represent: left out of that profile's view (profile-check.ts). */
+  | 'PROFILE_EXCLUDED';
 
 export interface SpecWarning {
   readonly rule: SpecWarningRule;
@@ -63,6 +69,11 @@ export interface SpecWarning {
 /** `file#pointer: detail [RULE]`, the one-line form the CLI prints. */
 export function formatWarning(warning: SpecWarning): string {
   return `${warning.file}${warning.pointer}: ${warning.detail} [${warning.rule}]`;
+}
+
+/** Where an operation is written in the bundled document (`#/paths/~1things/post`). */
+export function operationPointer(operation: { readonly path: string; readonly method: string }): string {
+  return buildPointer('paths', operation.path, operation.method.toLowerCase());
 }
 
 /** Escapes one JSON pointer token (RFC 6901 §3). */

@@ -1,16 +1,22 @@
 /**
- * The pipeline in one call: load → plan → (strict: no warnings) → (handlers: collect and check) →
- * render → format/type-check. Pure apart from reading the spec and importing the handler modules;
- * the CLI decides whether to write or compare the result.
+ * The pipeline in one call, as phases (progress.ts reports each): load → plan (arguments of no
+ * value pruned) → render → check (handlers, what each client profile can represent, every tool
+ * schema compiled by the runtime's ajv, warnings under `strict`) → format → type-check. Every
+ * failure of the document is found by the end of check, before the expensive phases start. Pure
+ * apart from reading the spec and importing the handler modules; the CLI decides whether to
+ * write or compare the result (the write phase).
  */
-import { formatAndCheck } from './emit/check.js';
-import { CodegenError, type SpecWarning } from './errors.js';
+import { formatOutput, typeCheckOutput } from './emit/check.js';
+import { CodegenError, operationPointer, type SpecWarning } from './errors.js';
 import { HANDLERS_FILE, REGISTRY_FILE, renderHandlers, renderPlan } from './emit/render.js';
 import { checkHandlers, collectHandlers } from './handlers.js';
 import { loadSpec } from './load-spec.js';
-import { SchemaProfileError, toSchemaProfile, type ClientSchemaProfile } from '../src/runtime/schema-profiles.js';
 import { planSpec, type SpecPlan } from './plan-spec.js';
 import { PERMISSIONS_TABLE_FILE, renderPermissionsTable } from './emit/permissions-table.js';
+import { checkProfiles, PROFILE_EXCLUSIONS_FILE, renderProfileExclusions, renderProfileInputs, type ProfileCheck } from './profile-check.js';
+import { count, silentProgress, type Progress } from './progress.js';
+import { pruneUnsatisfiable } from './unsatisfiable.js';
+import { createAjv } from '../src/runtime/ajv.js';
 
 /**
  * The tools exactly as `tools/list` (2025-06-18 and later) shows them to a caller who reaches all of them. Tools are
@@ -26,30 +32,17 @@ function renderToolsList(plan: SpecPlan): string {
   return `${JSON.stringify(listed, null, 2)}\n`;
 }
 
-/**
- * Review copies of the tools' input schemas in the client schema profiles
- * (docs/protocol.md#client-schema-profiles): `?schema=openai` / `?schema=gemini` serve these forms,
- * built from the same pure transform at start-up. A schema a profile cannot write fails the build here.
- */
-const PROFILE_FILES: Readonly<Record<ClientSchemaProfile, string>> = { openai: 'tools-input.openai.gen.json', gemini: 'tools-input.gemini.gen.json' };
-
-function renderProfileInputs(plan: SpecPlan, profile: ClientSchemaProfile): string {
-  const listed = plan.tools.map(({ name, inputSchema }) => {
-    try {
-      return { name, inputSchema: toSchemaProfile(profile, inputSchema).schema };
-    } catch (error) {
-      throw error instanceof SchemaProfileError ? new Error(`tool ${name}: ${error.message}`) : error;
-    }
-  });
-  return `${JSON.stringify(listed, null, 2)}\n`;
-}
-
 export interface GenerateResult {
   readonly plan: SpecPlan;
   /** Output-relative posix path → final file text. */
   readonly files: Map<string, string>;
-  /** The document's tolerated constructs, then the names the planner derived (errors under `strict`). */
+  /**
+   * The document's tolerated constructs, the names the planner derived, arguments of no value and
+   * tools a client profile leaves out (errors under `strict`).
+   */
   readonly warnings: readonly SpecWarning[];
+  /** Per client profile, the tools it cannot represent (left out of its review copy and of what it serves). */
+  readonly profileExclusions: ProfileCheck['excluded'];
 }
 
 export interface GenerateOptions {
@@ -62,16 +55,43 @@ export interface GenerateOptions {
    * Without it no handler table is generated (foreign or fixture documents).
    */
   readonly handlers?: { readonly dir: string; readonly outDir: string };
+  /** Where the run is (progress.ts); silent by default. */
+  readonly progress?: Progress;
 }
 
 export async function generate(specFile: string, options: GenerateOptions = {}): Promise<GenerateResult> {
-  const spec = await loadSpec(specFile);
-  const plan = planSpec(spec);
-  const warnings = [...spec.warnings, ...plan.warnings];
-  if (options.strict && warnings.length > 0) {
-    throw new AggregateError(warnings.map((w) => new CodegenError('STRICT', w.file, w.pointer, `${w.detail} [${w.rule}; not allowed with --strict]`)), 'warnings under --strict');
+  const progress = options.progress ?? silentProgress;
+  const spec = await progress.phase('load', () => loadSpec(specFile), (loaded) => `1 document, ${count(loaded.fileCount, 'file')}`);
+  const { plan, warnings: pruned } = await progress.phase('plan', () => pruneUnsatisfiable(planSpec(spec)),
+    (planned) => `${count(planned.plan.operations.length, 'operation')}, ${count(planned.plan.tools.length, 'tool')}`);
+  const rendered = await progress.phase('render', () => renderPlan(plan), (files) => `${count(files.size, 'file')}, ${megabytes(files)}`);
+  const checked = await progress.phase('check', (update) => check(plan, rendered, [...spec.warnings, ...plan.warnings, ...pruned], options, update),
+    ({ profiles, warnings }) => `${count(plan.tools.length, 'tool')} compiled, left out of openai: ${profiles.excluded.openai.length}, of gemini: ${profiles.excluded.gemini.length}, ${count(warnings.length, 'warning')}`);
+  const files = await progress.phase('format', () => formatOutput(rendered), (formatted) => count(formatted.size, 'file'));
+  if (options.typeCheck ?? true) {
+    const checkedFiles = files.size - checked.unchecked.size;
+    await progress.phase('type-check', () => typeCheckOutput(files, { specFile: spec.file, unchecked: checked.unchecked }), () => count(checkedFiles, 'file'));
   }
-  const rendered = renderPlan(plan);
+  files.set(TOOLS_LIST_FILE, renderToolsList(plan));
+  files.set(PERMISSIONS_TABLE_FILE, renderPermissionsTable(plan.operations.map((planned) => planned.definition.operation)));
+  for (const [file, text] of renderProfileInputs(checked.profiles)) files.set(file, text);
+  return { plan, files, warnings: checked.warnings, profileExclusions: checked.profiles.excluded };
+}
+
+interface Checked {
+  readonly profiles: ProfileCheck;
+  readonly warnings: readonly SpecWarning[];
+  /** Rendered files the in-memory type-check leaves to `tsc -p tsconfig.json`. */
+  readonly unchecked: ReadonlySet<string>;
+}
+
+/**
+ * Everything that can be wrong with the document, found before anything is formatted: the
+ * handlers (their table joins the rendered files), what each client profile can represent (the
+ * exclusion list joins them too), every tool schema compiled, and — under `strict` — every
+ * warning; the compile failures and the strict warnings are thrown together.
+ */
+async function check(plan: SpecPlan, rendered: Map<string, string>, found: readonly SpecWarning[], options: GenerateOptions, update: (counts: string) => void): Promise<Checked> {
   // The registry runs the views of src/runtime/views.ts, which the in-memory check does not load
   // (see emit/check.ts); `tsc -p tsconfig.json` checks it with them. Its data are the operation modules.
   const unchecked = new Set([REGISTRY_FILE]);
@@ -82,9 +102,40 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
     // It imports the application's modules; `tsc -p tsconfig.json` checks it with them.
     unchecked.add(HANDLERS_FILE);
   }
-  const files = await formatAndCheck(rendered, { typeCheck: options.typeCheck ?? true, specFile: spec.file, unchecked });
-  files.set(TOOLS_LIST_FILE, renderToolsList(plan));
-  files.set(PERMISSIONS_TABLE_FILE, renderPermissionsTable(plan.operations.map((planned) => planned.definition.operation)));
-  for (const [profile, file] of Object.entries(PROFILE_FILES) as [ClientSchemaProfile, string][]) files.set(file, renderProfileInputs(plan, profile));
-  return { plan, files, warnings };
+  update('client profiles');
+  const profiles = checkProfiles(plan);
+  rendered.set(PROFILE_EXCLUSIONS_FILE, renderProfileExclusions(plan, profiles));
+  const errors = compileToolSchemas(plan, update);
+  const warnings = [...found, ...profiles.warnings];
+  if (options.strict) errors.push(...warnings.map((w) => new CodegenError('STRICT', w.file, w.pointer, `${w.detail} [${w.rule}; not allowed with --strict]`)));
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} problems`);
+  return { profiles, warnings, unchecked };
+}
+
+/**
+ * Every tool's schemas compiled with the runtime's ajv (src/runtime/ajv.ts), which the server
+ * itself compiles only at first use (src/api/validation.ts): nothing uncompilable is written.
+ */
+function compileToolSchemas(plan: SpecPlan, update: (counts: string) => void): CodegenError[] {
+  const ajv = createAjv({ quiet: true });
+  const errors: CodegenError[] = [];
+  for (const [index, tool] of plan.tools.entries()) {
+    if (index % 50 === 0) update(`compiling tool schemas, ${index}/${plan.tools.length}`);
+    for (const [which, schema] of [['inputSchema', tool.inputSchema], ['argument schema', tool.argumentSchema]] as const) {
+      try {
+        ajv.compile(schema);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        errors.push(new CodegenError('INVALID_SCHEMA', plan.file, operationPointer(tool.operation), `the ${which} of tool ${tool.name} does not compile: ${reason}`));
+      }
+    }
+  }
+  return errors;
+}
+
+function megabytes(files: ReadonlyMap<string, string>): string {
+  let length = 0;
+  for (const text of files.values()) length += text.length;
+  return `${(length / 1e6).toFixed(1)} MB`;
 }

@@ -1,7 +1,9 @@
 /**
  * Turns one dereferenced OpenAPI schema (3.0 or 3.1) into plain JSON Schema 2020-12 data: no `$ref`,
- * no OpenAPI-only keywords, `allOf` merged, every schema typed, every array with `items`, and
- * object cycles cut into a typed stub. Which schemas become tool arguments is src/runtime/tool-view.ts's job.
+ * no OpenAPI-only keywords, `allOf` merged, every schema typed (a union by its branches), every
+ * array with `items`, and object cycles cut into a typed stub. An empty `enum` (legal in 2020-12,
+ * refused by ajv) becomes `not: {}`, the schema of no value, which codegen/unsatisfiable.ts reports.
+ * Which schemas become tool arguments is src/runtime/tool-view.ts's job.
  */
 import type { JsonSchema } from '../src/runtime/types.js';
 
@@ -22,23 +24,32 @@ const ANY_VALUE_SCHEMA: JsonSchema = Object.freeze({
   items: { type: ANY_SCALAR_OR_OBJECT },
 });
 const RECURSION_STUB_DESCRIPTION = 'Recursive reference to an enclosing schema; deeper levels are not described.';
+/** The value of `not` that makes a schema admit no value (an empty enum, or allOf enums with nothing in common). */
+export const NO_VALUE: Readonly<Schema> = Object.freeze({});
 
 /** Converts `schema` into JSON Schema 2020-12 data (see module comment). */
 export function toJsonSchema(schema: unknown): JsonSchema {
   return convert(schema, new Set());
 }
 
-function convert(input: unknown, ancestors: Set<object>): Schema {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) return { ...ANY_VALUE_SCHEMA };
+/**
+ * `complete: false` leaves the node's own `type`/`items` to be inferred by whoever merges it: an
+ * allOf member that only adds a description must not become "any value" beside the others' union.
+ */
+function convert(input: unknown, ancestors: Set<object>, complete = true): Schema {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return complete ? { ...ANY_VALUE_SCHEMA } : {};
   if (ancestors.has(input)) return { type: 'object', description: RECURSION_STUB_DESCRIPTION };
   ancestors.add(input);
   try {
     const source = input as Schema;
     let out = copyOwnKeywords(source, ancestors);
     if (Array.isArray(source.allOf)) {
-      for (const member of source.allOf) out = mergeSchemas(out, convert(member, ancestors));
+      for (const member of source.allOf) out = mergeSchemas(out, convert(member, ancestors, false));
     }
-    return completeTypes(out);
+    // After the merge: 3.0 `nullable` is the whole schema's, allOf members included.
+    if (source.nullable === true) admitNull(out);
+    if (Array.isArray(out.enum) && out.enum.length === 0) refuseEveryValue(out);
+    return complete ? completeTypes(out) : out;
   } finally {
     ancestors.delete(input);
   }
@@ -50,7 +61,6 @@ function copyOwnKeywords(source: Schema, ancestors: Set<object>): Schema {
   if (source.example !== undefined && out.examples === undefined) out.examples = [structuredClone(source.example)];
   if (typeof source.exclusiveMinimum === 'boolean') rewriteBooleanExclusive(out, 'minimum', 'exclusiveMinimum');
   if (typeof source.exclusiveMaximum === 'boolean') rewriteBooleanExclusive(out, 'maximum', 'exclusiveMaximum');
-  if (source.nullable === true) out.type = addNull(out.type ?? inferType(out));
   if (source.properties && typeof source.properties === 'object') {
     const properties: Schema = {};
     for (const [name, value] of Object.entries(source.properties as Schema)) properties[name] = convert(value, ancestors);
@@ -85,22 +95,65 @@ function rewriteBooleanExclusive(out: Schema, bound: 'minimum' | 'maximum', excl
   }
 }
 
+/** 3.0 `nullable: true`: null joins the type, and a union gets a null branch (its branches alone decide). */
+function admitNull(out: Schema): void {
+  const branches = unionKey(out);
+  if (branches !== undefined) {
+    const members = out[branches] as Schema[];
+    if (!members.some((member) => typesOf(member).includes('null'))) out[branches] = [...members, { type: 'null' }];
+    if (out.type !== undefined) out.type = addNull(out.type);
+    return;
+  }
+  out.type = addNull(out.type ?? inferType(out));
+}
+
+/** `enum: []` admits no value; ajv refuses to compile it, so it is said as `not: {}`. */
+function refuseEveryValue(out: Schema): void {
+  delete out.enum;
+  out.not = { ...NO_VALUE };
+}
+
+/** The key of the schema's own union (`anyOf` or `oneOf`), if it has one. */
+function unionKey(schema: Schema): 'anyOf' | 'oneOf' | undefined {
+  if (Array.isArray(schema.anyOf)) return 'anyOf';
+  return Array.isArray(schema.oneOf) ? 'oneOf' : undefined;
+}
+
+function typesOf(schema: Schema): unknown[] {
+  return Array.isArray(schema.type) ? schema.type : [schema.type];
+}
+
 function addNull(type: unknown): unknown {
   const list = Array.isArray(type) ? [...type] : type === undefined ? [] : [type];
   if (!list.includes('null')) list.push('null');
   return list.length === 1 ? list[0] : list;
 }
 
-/** Merges an `allOf` member into the schema built so far; the earlier value wins on conflict. */
+/**
+ * Merges an `allOf` member into the schema built so far: `required` and `properties` joined, `type`
+ * and `enum` intersected (an empty intersection admits no value); otherwise the earlier value wins.
+ */
 function mergeSchemas(base: Schema, member: Schema): Schema {
   const out: Schema = { ...base };
   for (const [key, value] of Object.entries(member)) {
     if (key === 'properties') out.properties = { ...(value as Schema), ...((base.properties as Schema) ?? {}) };
     else if (key === 'required') out.required = [...new Set([...((base.required as string[]) ?? []), ...(value as string[])])];
     else if (key === 'type' && base.type !== undefined) out.type = intersectTypes(base.type, value);
+    else if (key === 'enum' && Array.isArray(base.enum) && Array.isArray(value)) out.enum = intersectValues(base.enum, value);
+    else if (key === 'not' && isNoValue(value)) out.not = value;
     else if (out[key] === undefined) out[key] = value;
   }
   return out;
+}
+
+function intersectValues(a: readonly unknown[], b: readonly unknown[]): unknown[] {
+  const right = new Set(b.map((value) => JSON.stringify(value)));
+  return a.filter((value) => right.has(JSON.stringify(value)));
+}
+
+/** Whether `not` holds the schema every value matches, so that its schema admits none. */
+export function isNoValue(not: unknown): boolean {
+  return typeof not === 'object' && not !== null && !Array.isArray(not) && Object.keys(not).length === 0;
 }
 
 function intersectTypes(a: unknown, b: unknown): unknown {
@@ -111,8 +164,13 @@ function intersectTypes(a: unknown, b: unknown): unknown {
   return result.length === 1 ? result[0] : result;
 }
 
-/** Ensures `type` everywhere and `items` on arrays (strict MCP clients reject either gap). */
+/**
+ * Ensures `type` everywhere and `items` on arrays (strict MCP clients reject either gap). A union's
+ * branches are typed and describe it: nothing is added beside them, as a sibling `type` or
+ * `items` would be one more schema every branch must also match (the profiles merge it into each).
+ */
 function completeTypes(out: Schema): Schema {
+  if (unionKey(out) !== undefined) return out;
   if (out.type === undefined) out.type = inferType(out);
   const types = Array.isArray(out.type) ? out.type : [out.type];
   if (types.includes('array') && out.items === undefined && out.prefixItems === undefined) {
@@ -121,10 +179,8 @@ function completeTypes(out: Schema): Schema {
   return out;
 }
 
-/** Infers `type` for an untyped schema from its other keywords. */
+/** Infers `type` for an untyped schema (not a union) from its other keywords. */
 function inferType(schema: Schema): unknown {
-  const union = [...(schema.anyOf as Schema[] | undefined ?? []), ...(schema.oneOf as Schema[] | undefined ?? [])];
-  if (union.length > 0) return collapse(union.flatMap((member) => (Array.isArray(member.type) ? member.type : [member.type])));
   if (schema.properties || schema.additionalProperties !== undefined || schema.required || schema.patternProperties) return 'object';
   if (schema.items || schema.prefixItems || schema.minItems !== undefined) return 'array';
   if (Array.isArray(schema.enum)) return collapse(schema.enum.map(typeOfValue));

@@ -35,6 +35,8 @@ export interface LoadedSpec {
   /** The version the document was written in. */
   readonly source: '2.0' | '3.0' | '3.1';
   readonly document: OpenApiDocument;
+  /** Files read: the root and every file it references (the progress line of the load phase). */
+  readonly fileCount: number;
   /** Tolerated constructs found (and repaired in memory); `--strict` makes them errors. */
   readonly warnings: readonly SpecWarning[];
 }
@@ -71,6 +73,7 @@ export async function loadSpec(file: string): Promise<LoadedSpec> {
     openapi: source === '3.1' ? '3.1' : '3.0',
     source,
     document: validated,
+    fileCount: bundle.files.length,
     warnings,
   };
 }

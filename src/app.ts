@@ -43,13 +43,14 @@ export function createApp(services: Services): Koa<AppState> {
 
 /** The `/mcp` endpoint over the services: every MCP dependency in one place. */
 function createMcpSurface(services: Services): ReturnType<typeof createMcpRouter> {
-  const { tools, resourceTemplates } = services.registry;
+  const { tools, resourceTemplates, profileExclusions } = services.registry;
   return createMcpRouter({
     config: services.config,
     logger: services.logger,
     metrics: services.metrics,
     operations: services.operations,
     tools,
+    profileExclusions,
     resourceTemplates,
     auth: services.auth,
     limits: services.limits,

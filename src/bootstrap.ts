@@ -19,6 +19,8 @@ import { handlers } from '../generated/handlers.gen.js';
 import { createLimits, type Limits } from './http/limits.js';
 import { createMetrics, type Metrics } from './http/metrics.js';
 import { resourceTemplates, routes, tools } from '../generated/registry.gen.js';
+import { profileExclusions } from '../generated/profile-exclusions.gen.js';
+import type { ProfileExclusions } from './runtime/schema-profiles.js';
 import type { OperationViews } from './runtime/views.js';
 import { createOAuthServer, type ClientDocumentTestSeam, type OAuthServer } from './oauth/index.js';
 import { clockDate, systemClock, type Clock } from './runtime/clock.js';
@@ -31,10 +33,12 @@ type SpanExporter = import('./http/otel-tracing.js').SpanExporter;
 export interface Registry extends OperationViews {
   /** Every operation's handler by operationId (generated/handlers.gen.ts). */
   readonly handlers: Readonly<Record<string, OperationHandler>>;
+  /** The tools each client schema profile cannot represent, as the generator decided (generated/profile-exclusions.gen.ts). */
+  readonly profileExclusions: ProfileExclusions;
 }
 
-/** The registry of this build: generated/registry.gen.ts and generated/handlers.gen.ts. */
-const registry: Registry = { routes, tools, resourceTemplates, handlers };
+/** The registry of this build: generated/registry.gen.ts, generated/handlers.gen.ts and generated/profile-exclusions.gen.ts. */
+const registry: Registry = { routes, tools, resourceTemplates, handlers, profileExclusions };
 
 export interface Services {
   readonly config: Config;

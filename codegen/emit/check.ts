@@ -30,16 +30,15 @@ async function loadTsMorph(): Promise<TsMorph> {
   return import('ts-morph');
 }
 
-/** Formats every file; type-checks them (but the `unchecked` ones) unless `typeCheck` is false. Returns path → formatted text. */
-export async function formatAndCheck(
-  files: ReadonlyMap<string, string>,
-  options: { typeCheck: boolean; specFile: string; unchecked?: ReadonlySet<string> },
-): Promise<Map<string, string>> {
-  const morph = await loadTsMorph();
-  const formatted = formatFiles(morph, files);
+/** Formats every file (the format phase of generate). Returns path → formatted text. */
+export async function formatOutput(files: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+  return formatFiles(await loadTsMorph(), files);
+}
+
+/** Type-checks the files but the `unchecked` ones (the type-check phase of generate); throws TYPE_CHECK. */
+export async function typeCheckOutput(files: ReadonlyMap<string, string>, options: { specFile: string; unchecked?: ReadonlySet<string> }): Promise<void> {
   const unchecked = options.unchecked ?? new Set<string>();
-  if (options.typeCheck) assertTypeChecks(morph, new Map([...formatted].filter(([relative]) => !unchecked.has(relative))), options.specFile);
-  return formatted;
+  assertTypeChecks(await loadTsMorph(), new Map([...files].filter(([relative]) => !unchecked.has(relative))), options.specFile);
 }
 
 /**

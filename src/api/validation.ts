@@ -13,28 +13,16 @@
  *   compileRouteValidator(route): (input: OperationInput) => void // unsafe text anywhere, then path/query/Idempotency-Key + JSON body, all issues (bounded)
  *   PREPARSED_BODY: symbol  // set `[PREPARSED_BODY]: true` on a multipart body to skip JSON-schema checks
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsImport from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonSchema, RouteDefinition } from '../runtime/types.js';
+import { createAjv } from '../runtime/ajv.js';
 import type { OperationInput } from './context.js';
 import { ApiError, type ValidationIssue } from './errors.js';
 import { isUnsafeText, UNSAFE_TEXT_MESSAGE } from './unsafe-text.js';
 import { isPlainObject } from '../runtime/values.js';
 
-// ajv-formats ships CJS with `module.exports = formatsPlugin` + `.default`; under NodeNext the
-// default import is the module object, so pick whichever is callable.
-type AddFormats = (ajv: Ajv2020, options?: { mode?: 'fast' | 'full' }) => Ajv2020;
-const addFormats: AddFormats =
-  (addFormatsImport as unknown as { default?: AddFormats }).default ?? (addFormatsImport as unknown as AddFormats);
-
-export function createAjv(): Ajv2020 {
-  // allErrors: every failing field is reported (issue 4 §8); strict off: OpenAPI keywords
-  // (example, x-kobana-*, discriminator) appear inside schemas.
-  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
-  // "full" mode checks real calendar dates (2026-02-30 fails) and full date-times.
-  addFormats(ajv, { mode: 'full' });
-  return ajv;
-}
+/** The configuration lives in src/runtime/ajv.ts, shared with the generator's check phase. */
+export { createAjv };
 
 const shared = createAjv();
 const cache = new WeakMap<object, ValidateFunction>();

@@ -21,6 +21,7 @@ import type { Tracing } from '../http/tracing.js';
 import { refuseUnsafeWorkspaceHint } from '../http/unsafe-workspace.js';
 import type { ApprovalLinks } from '../oauth/approvals.js';
 import type { Clock } from '../runtime/clock.js';
+import type { ProfileExclusions } from '../runtime/schema-profiles.js';
 import type { ResourceTemplateDefinition, ToolDefinition } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
 import { answerFailure, type Exchange } from './failure.js';
@@ -42,6 +43,8 @@ export interface McpRouterDeps {
   readonly metrics?: Partial<Metrics> | undefined;
   readonly operations: OperationService;
   readonly tools: readonly ToolDefinition[];
+  /** The tools a client schema profile does not serve (generated/profile-exclusions.gen.ts); default none. */
+  readonly profileExclusions?: ProfileExclusions | undefined;
   readonly resourceTemplates: readonly ResourceTemplateDefinition[];
   readonly auth: Pick<AuthModule, 'bearer'>;
   readonly limits: Limits;
@@ -72,7 +75,7 @@ function defaultConfirmation(deps: McpRouterDeps): DestructiveCallConfirmation {
 }
 
 export function createMcpRouter(deps: McpRouterDeps): Router<AppState> {
-  const catalog = createToolCatalog(deps.tools, deps.operations);
+  const catalog = createToolCatalog(deps.tools, deps.operations, deps.profileExclusions);
   const methods = createMethodTable({
     catalog,
     validators: compileArgumentValidators(deps.tools),

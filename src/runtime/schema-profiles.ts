@@ -57,6 +57,14 @@ export { SchemaProfileError, SET_NULL_PROPERTY } from './schema-profiles/types.j
 export type { ClientSchemaProfile, Decoder, ProfiledSchema } from './schema-profiles/types.js';
 
 export type SchemaProfile = 'canonical' | ClientSchemaProfile;
+
+/**
+ * Per client profile, the tools the generator found it cannot represent (codegen/profile-check.ts):
+ * the transform refuses them or their form breaks the provider's rules. They are not served in
+ * that profile.
+ */
+export type ProfileExclusions = { readonly [profile in ClientSchemaProfile]: readonly string[] };
+export const NO_PROFILE_EXCLUSIONS: ProfileExclusions = { openai: [], gemini: [] };
 export const SCHEMA_PROFILES: readonly SchemaProfile[] = ['canonical', 'openai', 'gemini'];
 
 const RULES: Readonly<Record<ClientSchemaProfile, ProfileRules>> = { openai: OPENAI_RULES, gemini: GEMINI_RULES };

@@ -99,7 +99,7 @@ describe('codegen/cli.ts (npm run generate)', function () {
     const bad = writeSpec(dir, 'invalid.yaml', doc);
     const run = runCli(['--spec', bad, '--out', path.join(dir, 'never')]);
     expect(run.status).to.equal(1);
-    expect(run.stderr).to.match(/^error: .*invalid\.yaml#\/paths\/~1v1~1payables\/get\/parameters\/\d+/);
+    expect(run.stderr).to.match(/^error: .*invalid\.yaml#\/paths\/~1v1~1payables\/get\/parameters\/\d+/m);
     expect(run.stderr).to.not.match(/\n\s+at /);
     expect(existsSync(path.join(dir, 'never'))).to.equal(false);
   });

@@ -159,12 +159,16 @@ function encode(decoder: Decoder, schema: Obj, value: unknown, openai: boolean):
       const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
       const keys = isObj(value) ? Object.keys(value) : null;
       const index = decoder.members.findIndex((m) => m.types.includes(type) && (keys === null || m.keys === null || keys.every((k) => m.keys!.includes(k))));
-      return encode(decoder.members[index]!.decoder, (node.anyOf as Obj[])[index]!, value, openai);
+      // A value no typed member takes is one a member carries as JSON text.
+      const chosen = index === -1 ? decoder.members.findIndex((m) => m.decoder.kind === 'json') : index;
+      return encode(decoder.members[chosen]!.decoder, (node.anyOf as Obj[])[chosen]!, value, openai);
     }
     case 'tagged': {
       const properties = node.properties as Obj;
       if (isObj(value) && decoder.object !== null) return encode(decoder.object, node, value, openai);
-      const tag = Object.keys(decoder.tags).find((t) => fits(nonNull(properties[t] as Obj), value));
+      const tags = Object.keys(decoder.tags);
+      // A value no typed alternative takes is one an alternative carries as JSON text.
+      const tag = tags.find((t) => decoder.tags[t]!.kind !== 'json' && fits(nonNull(properties[t] as Obj), value)) ?? tags.find((t) => decoder.tags[t]!.kind === 'json');
       if (tag === undefined) throw new Error(`no alternative takes ${JSON.stringify(value)}`);
       const inner = encode(decoder.tags[tag]!, properties[tag] as Obj, value, openai);
       return { encoded: { [tag]: inner.encoded }, expected: inner.expected };

@@ -11,7 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { tools } from '../../generated/registry.gen.js';
 import { toSchemaProfile, type ClientSchemaProfile } from '../../src/runtime/schema-profiles.js';
 import { DEMO } from '../../src/seed/ids.js';
-import { checkGeminiSafe, checkOpenAiStrict } from '../helpers/schema-profile-rules.js';
+import { checkGeminiSafe, checkOpenAiStrict } from '../../codegen/profile-checkers.js';
 import { encodeArguments } from '../helpers/schema-profile-samples.js';
 import { ALL_WRITE, startTestApp, type TestApp } from './support/app.js';
 import { connectionRetryingFetch } from '../helpers/connection-retry.js';

@@ -1,7 +1,7 @@
 /**
  * Client schema profiles (src/runtime/schema-profiles.ts, docs/protocol.md#client-schema-profiles):
  * every tool's OpenAI-strict and Gemini-safe form passes that provider's documented rules (checked
- * by test/helpers/schema-profile-rules.ts, not by the transform), and sample arguments written in
+ * by codegen/profile-checkers.ts, not by the transform), and sample arguments written in
  * either form decode to the canonical arguments — over every tool and over schema shapes today's
  * tools do not use ($ref, allOf, unions of objects, free-form objects, nullable enums).
  */
@@ -20,7 +20,7 @@ import {
   toSchemaProfile,
   type ClientSchemaProfile,
 } from '../../src/runtime/schema-profiles.js';
-import { checkGeminiSafe, checkOpenAiStrict } from '../helpers/schema-profile-rules.js';
+import { checkGeminiSafe, checkOpenAiStrict } from '../../codegen/profile-checkers.js';
 import { encodeArguments, validArguments } from '../helpers/schema-profile-samples.js';
 
 type Obj = Record<string, unknown>;

@@ -4,11 +4,12 @@
  * (protocol version, schema form, tools shown): the JSON-RPC `id` is the only thing spliced in
  * per request, so no tool schema is serialized or re-encoded while answering. Which tools are
  * shown is scope ∩ permission (`OperationService.canReach`) narrowed by the request's view
- * (view.ts).
+ * (view.ts), and in a client schema profile by the tools the generator found that profile cannot
+ * represent (generated/profile-exclusions.gen.ts): those are neither listed nor callable in it.
  */
 import type { Caller, OperationService } from '../../api/index.js';
 import { Lru } from '../../runtime/lru.js';
-import { decodeArguments, toSchemaProfile, type Decoder, type SchemaProfile } from '../../runtime/schema-profiles.js';
+import { decodeArguments, NO_PROFILE_EXCLUSIONS, toSchemaProfile, type Decoder, type ProfileExclusions, type SchemaProfile } from '../../runtime/schema-profiles.js';
 import type { JsonSchema, ToolDefinition } from '../../runtime/types.js';
 import { PreparedResult, RawJson, serializeResult } from '../json-rpc.js';
 import { shapeResult } from '../respond.js';
@@ -58,15 +59,26 @@ interface ProfiledEntry {
 
 type Entries = readonly CatalogEntry[];
 
+/** Whether the profile serves the tool at `index`: a profile serves all but the tools the generator excluded from it. */
+type Served = (profile: SchemaProfile, index: number) => boolean;
+
+function createServed(entries: Entries, exclusions: ProfileExclusions): Served {
+  const excluded = new Map(Object.entries(exclusions).map(([profile, names]) => [profile, new Set(names)] as const));
+  const flags = new Map<SchemaProfile, readonly boolean[]>();
+  for (const [profile, names] of excluded) if (names.size > 0) flags.set(profile as SchemaProfile, entries.map(({ tool }) => !names.has(tool.name)));
+  return (profile, index) => flags.get(profile)?.[index] ?? true;
+}
+
 /** Each tool's input schema and JSON per schema form (and era variant), computed the first time the form is asked for. */
-function createSchemaForms(entries: Entries): { profiled(profile: SchemaProfile): readonly ProfiledEntry[]; toolJson(era: Era, profile: SchemaProfile): readonly string[] } {
+function createSchemaForms(entries: Entries, served: Served): { profiled(profile: SchemaProfile): readonly ProfiledEntry[]; toolJson(era: Era, profile: SchemaProfile): readonly string[] } {
   const profiles = new Map<SchemaProfile, readonly ProfiledEntry[]>();
   const serialized = new Map<string, readonly string[]>();
   const profiled = (profile: SchemaProfile): readonly ProfiledEntry[] => {
     let forms = profiles.get(profile);
     if (forms === undefined) {
-      forms = entries.map(({ tool }) => {
-        if (profile === 'canonical') return { inputSchema: tool.inputSchema, decoder: null };
+      forms = entries.map(({ tool }, index) => {
+        // A tool the profile does not serve is never shown in it: its form is never built.
+        if (profile === 'canonical' || !served(profile, index)) return { inputSchema: tool.inputSchema, decoder: null };
         const { schema, decoder } = toSchemaProfile(profile, tool.inputSchema);
         return { inputSchema: schema, decoder };
       });
@@ -113,20 +125,23 @@ function createReachFlags(entries: Entries, operations: Pick<OperationService, '
   };
 }
 
-/** The reach flags narrowed by the view: a tool is shown when the caller reaches it and the view shows it. */
-function applyView(entries: Entries, reach: string, view: ToolView): string {
+/** The reach flags narrowed by the view: a tool is shown when the caller reaches it, the view shows it and its profile serves it. */
+function applyView(entries: Entries, reach: string, view: ToolView, served: Served): string {
   if (view === DEFAULT_VIEW) return reach;
   let flags = '';
-  entries.forEach(({ tool }, index) => { flags += reach[index] === '1' && viewShows(view, tool) ? '1' : '0'; });
+  entries.forEach(({ tool }, index) => { flags += reach[index] === '1' && viewShows(view, tool) && served(view.schemaProfile, index) ? '1' : '0'; });
   return flags;
 }
 
 /** Name order makes the list deterministic whatever order the registry arrives in. */
-export function createToolCatalog(tools: readonly ToolDefinition[], operations: Pick<OperationService, 'canReach'>): ToolCatalog {
+export function createToolCatalog(
+  tools: readonly ToolDefinition[], operations: Pick<OperationService, 'canReach'>, exclusions: ProfileExclusions = NO_PROFILE_EXCLUSIONS,
+): ToolCatalog {
   const entries: CatalogEntry[] = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((tool) => ({ tool }));
   const byName = new Map(entries.map((entry) => [entry.tool.name, entry]));
   const indexOf = new Map(entries.map((entry, index) => [entry, index]));
-  const forms = createSchemaForms(entries);
+  const served = createServed(entries, exclusions);
+  const forms = createSchemaForms(entries, served);
   const reachFlags = createReachFlags(entries, operations);
   const lists = new Lru<string, PreparedResult>(MAX_CACHED_LISTS);
   return {
@@ -134,7 +149,7 @@ export function createToolCatalog(tools: readonly ToolDefinition[], operations: 
     toolsets: new Set(entries.flatMap((entry) => entry.tool.toolsets)),
     find(name, view) {
       const entry = byName.get(name);
-      return entry !== undefined && viewShows(view, entry.tool) ? entry : undefined;
+      return entry !== undefined && viewShows(view, entry.tool) && served(view.schemaProfile, indexOf.get(entry)!) ? entry : undefined;
     },
     decodeArguments(entry, view, args) {
       if (view.schemaProfile === 'canonical') return args;
@@ -142,11 +157,11 @@ export function createToolCatalog(tools: readonly ToolDefinition[], operations: 
       return decoder === null ? args : decodeArguments(decoder, args);
     },
     shown(caller, view) {
-      const flags = applyView(entries, reachFlags(caller), view);
+      const flags = applyView(entries, reachFlags(caller), view, served);
       return entries.filter((_, index) => flags[index] === '1').map(({ tool }) => tool);
     },
     listResult(caller, era, view) {
-      const flags = applyView(entries, reachFlags(caller), view);
+      const flags = applyView(entries, reachFlags(caller), view, served);
       const key = `${era.version}|${view.schemaProfile}|${flags}`;
       let cached = lists.get(key);
       if (cached !== undefined) return cached;

@@ -48,18 +48,52 @@ export function flatten(ctx: Context, schema: Obj, path: string): { node: Obj; c
   return { node, ctx: current };
 }
 
-/** The conjunction of two schemas, for the keywords where it is a plain merge. */
+/**
+ * Keywords holding one subschema that every value (item, property, name) must match: two of them
+ * hold together as their allOf, flattened when that node is built. (`not` and `contains` do not
+ * combine so.)
+ */
+const SUBSCHEMA_KEYWORDS = new Set(['items', 'additionalProperties', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']);
+const LOWER_BOUNDS = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties', 'minContains']);
+const UPPER_BOUNDS = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties', 'maxContains']);
+
+/**
+ * The conjunction of two schemas (allOf members, or a union's shared keywords and one branch): the
+ * tighter bound, the common enum values, both subschemas; a keyword that cannot be combined (two
+ * patterns, two formats) fails, and the generator reports the tool.
+ */
 function mergeSchemas(ctx: Context, a: Obj, b: Obj, path: string): Obj {
   const out: Obj = { ...a };
   for (const [key, value] of Object.entries(b)) {
     if (!(key in out) || SILENT_KEYWORDS.has(key)) { out[key] ??= value; continue; }
     const existing = out[key];
-    if (key === 'properties' && isObj(existing) && isObj(value)) out[key] = { ...existing, ...value };
+    if (JSON.stringify(existing) === JSON.stringify(value)) continue;
+    if (key === 'properties' && isObj(existing) && isObj(value)) out[key] = mergeProperties(existing, value);
     else if (key === 'required' && Array.isArray(existing) && Array.isArray(value)) out[key] = [...new Set([...existing, ...value])];
     else if (key === 'description') out[key] = `${String(existing)} ${String(value)}`;
     else if (key === 'type') out[key] = intersectTypes(typesOf(existing), typesOf(value));
-    else if (JSON.stringify(existing) !== JSON.stringify(value)) fail(ctx, path, `allOf members disagree on "${key}"`);
+    else if (key === 'enum' && Array.isArray(existing) && Array.isArray(value)) out[key] = existing.filter((v) => value.some((w) => JSON.stringify(v) === JSON.stringify(w)));
+    else if (typeof existing === 'number' && typeof value === 'number' && LOWER_BOUNDS.has(key)) out[key] = Math.max(existing, value);
+    else if (typeof existing === 'number' && typeof value === 'number' && UPPER_BOUNDS.has(key)) out[key] = Math.min(existing, value);
+    else if (key === 'uniqueItems' || key === 'deprecated') out[key] = existing === true || value === true;
+    else if (SUBSCHEMA_KEYWORDS.has(key)) out[key] = conjunction(existing, value);
+    else fail(ctx, path, `allOf members disagree on "${key}"`);
   }
+  return out;
+}
+
+/** Both schemas (`false` wins, `true` yields): the allOf a later flatten merges. */
+function conjunction(a: unknown, b: unknown): unknown {
+  if (a === false || b === false) return false;
+  if (a === true) return b;
+  if (b === true) return a;
+  return { allOf: [a, b] };
+}
+
+/** A property both sides name must match both. */
+function mergeProperties(a: Obj, b: Obj): Obj {
+  const out: Obj = { ...a };
+  for (const [name, schema] of Object.entries(b)) out[name] = name in out ? conjunction(out[name], schema) : schema;
   return out;
 }
 

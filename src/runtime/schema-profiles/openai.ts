@@ -5,7 +5,7 @@
  * absent — where the canonical schema itself takes null, `set_null` lists the names to set to
  * null. A union is an `anyOf` (never at the root).
  */
-import { admitsNull, buildSingle } from './build.js';
+import { admitsNull, buildSingle, jsonCarrier } from './build.js';
 import { appendSentence, setDescription, withNotes } from './describe.js';
 import { typesOf } from './normalize.js';
 import {
@@ -78,6 +78,11 @@ function buildOpenAiUnion(ctx: Context, alternatives: Alternative[], nullable: b
     anyOf.push(built.schema);
     const types = typesOf(built.schema.type);
     members.push({ types: types.includes('number') ? [...types, 'integer'] : types, keys: types.includes('object') && isObj(built.schema.properties) ? Object.keys(built.schema.properties) : null, decoder: built.decoder });
+  }
+  // A value carried as JSON text is a string too: next to another string branch the decoder could
+  // not tell which one a string is, so the whole union travels as JSON text.
+  if (members.some((m) => m.decoder.kind === 'json') && members.filter((m) => m.types.includes('string')).length > 1) {
+    return jsonCarrier(description, {});
   }
   if (nullable) anyOf.push({ type: 'null' });
   const schema: Obj = {};

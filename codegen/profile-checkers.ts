@@ -1,11 +1,16 @@
 /**
  * Checkers of the two client schema profiles, written from the providers' documented rules
  * (docs/protocol.md#client-schema-profiles) — validators of a finished schema, independent of the
- * transform in src/runtime/schema-profiles.ts. Each returns the violations (empty = passes).
+ * transform in src/runtime/schema-profiles.ts (so a bug of the transform cannot hide in them).
+ * Each returns the violations (empty = passes). `generate` runs them on every tool's profile form
+ * (codegen/profile-check.ts); the tests run them too.
  *
  *   checkOpenAiStrict(name, parameters): string[]   // OpenAI Structured Outputs "Supported schemas"
  *   checkGeminiSafe(name, parameters): string[]     // Gemini FunctionDeclaration + Schema subset
+ *   PROFILE_CHECKERS: {openai, gemini}              // the checker of each client profile
  */
+import type { ClientSchemaProfile } from '../src/runtime/schema-profiles.js';
+
 type Obj = { [key: string]: unknown };
 
 const isObj = (value: unknown): value is Obj => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -46,6 +51,43 @@ function valueMatchesType(value: unknown, type: string): boolean {
   }
 }
 
+interface OpenAiTotals { properties: number; enumValues: number; stringLength: number }
+
+/** The node's types (none for a bare enum or const); null, with the problem, when it has none. */
+function openAiTypes(node: Obj, path: string, problems: string[]): string[] | null {
+  if (typeof node.type === 'string') return [node.type];
+  if (Array.isArray(node.type)) {
+    const types = node.type as string[];
+    // Optional parameters are emulated by "a union type with null": [t, "null"].
+    if (types.length !== 2 || !types.includes('null') || types[0] === types[1]) problems.push(`${path}: a type array must be [type, "null"]`);
+    return types;
+  }
+  if (Array.isArray(node.enum) || 'const' in node) return [];
+  problems.push(`${path}: no type`);
+  return null;
+}
+
+function checkOpenAiEnum(values: unknown, types: readonly string[], path: string, totals: OpenAiTotals, problems: string[]): void {
+  if (!Array.isArray(values) || values.length === 0) { problems.push(`${path}: enum must be a non-empty array`); return; }
+  totals.enumValues += values.length;
+  const length = values.filter((v): v is string => typeof v === 'string').reduce((sum, v) => sum + v.length, 0);
+  totals.stringLength += length;
+  if (values.length > 250 && length > 15_000) problems.push(`${path}: an enum of more than 250 values over 15,000 characters`);
+  if (types.length > 0) for (const value of values) if (!types.some((t) => valueMatchesType(value, t))) problems.push(`${path}: enum value ${JSON.stringify(value)} is not of its type`);
+}
+
+/** "additionalProperties: false must always be set in objects"; "all fields must be required". The properties, or null. */
+function checkOpenAiObject(node: Obj, path: string, problems: string[]): Obj | null {
+  if (node.additionalProperties !== false) problems.push(`${path}: additionalProperties must be false`);
+  if (!isObj(node.properties)) { problems.push(`${path}: an object without properties`); return null; }
+  const names = Object.keys(node.properties);
+  const required = Array.isArray(node.required) ? (node.required as unknown[]) : [];
+  const missing = names.filter((n) => !required.includes(n));
+  if (missing.length > 0) problems.push(`${path}: not required: ${missing.join(', ')}`);
+  if (required.some((n) => typeof n !== 'string' || !names.includes(n))) problems.push(`${path}: required names a property it does not have`);
+  return node.properties;
+}
+
 export function checkOpenAiStrict(name: string, parameters: unknown): string[] {
   const problems: string[] = [];
   // Function names: a-z, A-Z, 0-9, underscores and dashes, at most 64.
@@ -54,7 +96,7 @@ export function checkOpenAiStrict(name: string, parameters: unknown): string[] {
   // "Root objects must not be anyOf and must be an object."
   if (parameters.type !== 'object') problems.push('(root): type must be "object"');
   if ('anyOf' in parameters) problems.push('(root): anyOf at the root');
-  const totals = { properties: 0, enumValues: 0, stringLength: 0 };
+  const totals: OpenAiTotals = { properties: 0, enumValues: 0, stringLength: 0 };
   const defs = isObj(parameters.$defs) ? parameters.$defs : {};
   for (const defName of Object.keys(defs)) totals.stringLength += defName.length;
   const walk = (node: unknown, path: string, depth: number): void => {
@@ -73,44 +115,22 @@ export function checkOpenAiStrict(name: string, parameters: unknown): string[] {
       if (target === undefined) problems.push(`${path}: $ref ${String(ref)} does not name a definition`);
       return;
     }
-    let types: string[];
-    if (typeof node.type === 'string') types = [node.type];
-    else if (Array.isArray(node.type)) {
-      types = node.type as string[];
-      // Optional parameters are emulated by "a union type with null": [t, "null"].
-      if (types.length !== 2 || !types.includes('null') || types[0] === types[1]) problems.push(`${path}: a type array must be [type, "null"]`);
-    } else if (Array.isArray(node.enum) || 'const' in node) types = [];
-    else { problems.push(`${path}: no type`); return; }
+    const types = openAiTypes(node, path, problems);
+    if (types === null) return;
     for (const type of types) if (!OPENAI_TYPES.includes(type)) problems.push(`${path}: unsupported type ${type}`);
     for (const [key, owners] of Object.entries(OPENAI_TYPED_KEYWORDS)) {
       if (key in node && !owners.some((t) => types.includes(t))) problems.push(`${path}: "${key}" on a ${types.join('|') || 'untyped'} schema`);
     }
     if ('format' in node && !OPENAI_FORMATS.includes(String(node.format))) problems.push(`${path}: unsupported format ${String(node.format)}`);
     if ('description' in node && typeof node.description !== 'string') problems.push(`${path}: description must be a string`);
-    if ('enum' in node) {
-      if (!Array.isArray(node.enum) || node.enum.length === 0) problems.push(`${path}: enum must be a non-empty array`);
-      else {
-        totals.enumValues += node.enum.length;
-        const strings = node.enum.filter((v): v is string => typeof v === 'string');
-        const length = strings.reduce((sum, v) => sum + v.length, 0);
-        totals.stringLength += length;
-        if (node.enum.length > 250 && length > 15_000) problems.push(`${path}: an enum of more than 250 values over 15,000 characters`);
-        if (types.length > 0) for (const value of node.enum) if (!types.some((t) => valueMatchesType(value, t))) problems.push(`${path}: enum value ${JSON.stringify(value)} is not of its type`);
-      }
-    }
+    if ('enum' in node) checkOpenAiEnum(node.enum, types, path, totals, problems);
     if ('const' in node && typeof node.const === 'string') totals.stringLength += node.const.length;
     if (types.includes('object')) {
-      // "additionalProperties: false must always be set in objects"; "all fields must be required".
       if (depth + 1 > OPENAI_MAX_DEPTH) problems.push(`${path}: more than ${OPENAI_MAX_DEPTH} levels of nesting`);
-      if (node.additionalProperties !== false) problems.push(`${path}: additionalProperties must be false`);
-      if (!isObj(node.properties)) { problems.push(`${path}: an object without properties`); return; }
-      const names = Object.keys(node.properties);
-      const required = Array.isArray(node.required) ? (node.required as unknown[]) : [];
-      const missing = names.filter((n) => !required.includes(n));
-      if (missing.length > 0) problems.push(`${path}: not required: ${missing.join(', ')}`);
-      if (required.some((n) => typeof n !== 'string' || !names.includes(n))) problems.push(`${path}: required names a property it does not have`);
-      totals.properties += names.length;
-      for (const [propertyName, property] of Object.entries(node.properties)) {
+      const properties = checkOpenAiObject(node, path, problems);
+      if (properties === null) return;
+      totals.properties += Object.keys(properties).length;
+      for (const [propertyName, property] of Object.entries(properties)) {
         totals.stringLength += propertyName.length;
         walk(property, `${path}/properties/${propertyName}`, depth + 1);
       }
@@ -180,3 +200,8 @@ export function checkGeminiSafe(name: string, parameters: unknown): string[] {
   walk(parameters, '', true);
   return problems;
 }
+
+export const PROFILE_CHECKERS: Readonly<Record<ClientSchemaProfile, (name: string, parameters: unknown) => string[]>> = {
+  openai: checkOpenAiStrict,
+  gemini: checkGeminiSafe,
+};
