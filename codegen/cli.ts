@@ -6,11 +6,14 @@
  * handler modules (`--handlers`, by default `src/api/operations` when `--out` is the default
  * `generated`) are checked against the operations and listed in `handlers.gen.ts`. Prints errors
  * as `error: <file>#<pointer>: <message>` (one line each) and exits 1, never with a stack trace.
+ * `--check` also prints the tool-surface change report against a base (`--base <rev>`, `--format`,
+ * `--report-file`, `--fail-on breaking`: codegen/surface/cli-report.ts).
  */
 import { parseArgs } from 'node:util';
 import { CodegenError, formatWarning } from './errors.js';
 import { generate } from './generate.js';
 import { checkOutput, writeOutput } from './emit/write.js';
+import { reportGenerated, SURFACE_OPTIONS } from './surface/cli-report.js';
 
 const DEFAULT_OUT = 'generated';
 const DEFAULT_HANDLERS = 'src/api/operations';
@@ -25,6 +28,7 @@ async function runCli(argv: string[]): Promise<number> {
       check: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
       'no-type-check': { type: 'boolean', default: false },
+      ...SURFACE_OPTIONS,
     },
     strict: true,
   });
@@ -40,6 +44,8 @@ async function runCli(argv: string[]): Promise<number> {
   for (const skipped of plan.skipped) process.stderr.write(`note: ${skipped} skipped (method not served)\n`);
   const elapsed = `${Math.round(performance.now() - started)} ms`;
   if (values.check) {
+    // The tool-surface change report against the base (docs/generator.md#the-tool-surface-change-report).
+    const surfaceFailed = reportGenerated(values, out, files);
     const { changed, missing, extra } = checkOutput(out, files);
     const problems = [...changed.map((f) => `changed: ${f}`), ...missing.map((f) => `missing: ${f}`), ...extra.map((f) => `extra: ${f}`)];
     if (problems.length > 0) {
@@ -47,7 +53,7 @@ async function runCli(argv: string[]): Promise<number> {
       return 1;
     }
     process.stdout.write(`${out} is up to date: ${plan.tools.length} tools, ${plan.routes.length} routes (${elapsed})\n`);
-    return 0;
+    return surfaceFailed ? 1 : 0;
   }
   const { written, removed } = writeOutput(out, files);
   process.stdout.write(`generated ${plan.tools.length} tools, ${plan.routes.length} routes, ${plan.resourceTemplates.length} resource templates into ${out} (${written} written, ${removed} removed, ${elapsed})\n`);

@@ -50,7 +50,9 @@ export type SpecWarningRule =
   /** An operationId that cannot become a tool name as it is (empty after snake_case, or a clash): the name is derived. */
   | 'DERIVED_TOOL_NAME'
   /** An argument of a Kobana document's tool whose description is missing or only restates its name (argument-texts.ts). */
-  | 'ARGUMENT_TEXT';
+  | 'ARGUMENT_TEXT'
+  /** A former tool name (`x-mcp.aliases`) past its `until` date (codegen/surface/aliases.ts). */
+  | 'EXPIRED_ALIAS';
 
 export interface SpecWarning {
   readonly rule: SpecWarningRule;

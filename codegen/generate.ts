@@ -11,6 +11,7 @@ import { loadSpec } from './load-spec.js';
 import { SchemaProfileError, toSchemaProfile, type ClientSchemaProfile } from '../src/runtime/schema-profiles.js';
 import { planSpec, type SpecPlan } from './plan-spec.js';
 import { PERMISSIONS_TABLE_FILE, renderPermissionsTable } from './emit/permissions-table.js';
+import { REVIEW_FILE, renderReview } from './surface/review.js';
 
 /**
  * The tools exactly as `tools/list` (2025-06-18 and later) shows them to a caller who reaches all of them. Tools are
@@ -62,11 +63,13 @@ export interface GenerateOptions {
    * Without it no handler table is generated (foreign or fixture documents).
    */
   readonly handlers?: { readonly dir: string; readonly outDir: string };
+  /** The date (`YYYY-MM-DD`) tool aliases expire against (tests); default today in UTC. */
+  readonly today?: string;
 }
 
 export async function generate(specFile: string, options: GenerateOptions = {}): Promise<GenerateResult> {
   const spec = await loadSpec(specFile);
-  const plan = planSpec(spec);
+  const plan = planSpec(spec, { ...(options.today === undefined ? {} : { today: options.today }) });
   const warnings = [...spec.warnings, ...plan.warnings];
   if (options.strict && warnings.length > 0) {
     throw new AggregateError(warnings.map((w) => new CodegenError('STRICT', w.file, w.pointer, `${w.detail} [${w.rule}; not allowed with --strict]`)), 'warnings under --strict');
@@ -84,6 +87,8 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
   }
   const files = await formatAndCheck(rendered, { typeCheck: options.typeCheck ?? true, specFile: spec.file, unchecked });
   files.set(TOOLS_LIST_FILE, renderToolsList(plan));
+  // What the change report needs besides the list (codegen/surface/review.ts).
+  files.set(REVIEW_FILE, renderReview(plan));
   files.set(PERMISSIONS_TABLE_FILE, renderPermissionsTable(plan.operations.map((planned) => planned.definition.operation)));
   for (const [profile, file] of Object.entries(PROFILE_FILES) as [ClientSchemaProfile, string][]) files.set(file, renderProfileInputs(plan, profile));
   return { plan, files, warnings };

@@ -24,7 +24,7 @@ export interface ToolCatalog {
   readonly entries: readonly CatalogEntry[];
   /** Every toolset a tool belongs to (the names `?toolsets=` accepts). */
   readonly toolsets: ReadonlySet<string>;
-  /** The tool `tools/call` names, when the view shows it; undefined answers like an unknown tool. */
+  /** The tool `tools/call` names (by its name or a former one), when the view shows it; undefined answers like an unknown tool. */
   find(name: string, view: ToolView): CatalogEntry | undefined;
   /** Arguments written in the view's schema form, as canonical arguments. */
   decodeArguments(entry: CatalogEntry, view: ToolView, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>>;
@@ -124,7 +124,8 @@ function applyView(entries: Entries, reach: string, view: ToolView): string {
 /** Name order makes the list deterministic whatever order the registry arrives in. */
 export function createToolCatalog(tools: readonly ToolDefinition[], operations: Pick<OperationService, 'canReach'>): ToolCatalog {
   const entries: CatalogEntry[] = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((tool) => ({ tool }));
-  const byName = new Map(entries.map((entry) => [entry.tool.name, entry]));
+  // A renamed tool's former names (x-mcp.aliases) find it too; tools/list never shows them.
+  const byName = new Map(entries.flatMap((entry) => [entry.tool.name, ...(entry.tool.aliases ?? []).map((alias) => alias.name)].map((name) => [name, entry] as const)));
   const indexOf = new Map(entries.map((entry, index) => [entry, index]));
   const forms = createSchemaForms(entries);
   const reachFlags = createReachFlags(entries, operations);
