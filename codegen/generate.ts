@@ -21,7 +21,7 @@ import { REVIEW_FILE, renderReview } from './surface/review.js';
  */
 const TOOLS_LIST_FILE = 'tools-list.gen.json';
 
-function renderToolsList(plan: SpecPlan): string {
+export function renderToolsList(plan: SpecPlan): string {
   const listed = plan.tools.map(({ name, title, description, inputSchema, output, annotations }) =>
     ({ name, title, description, inputSchema, ...(output ? { outputSchema: output.schema } : {}), annotations }));
   return `${JSON.stringify(listed, null, 2)}\n`;
