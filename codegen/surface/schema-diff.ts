@@ -19,12 +19,13 @@ interface Walk {
   readonly roots: { readonly before: Obj; readonly after: Obj };
   readonly changes: Change[];
   readonly common: Set<string>;
-  readonly seen: Set<Obj>;
+  /** The base's schemas on the path walked so far. */
+  readonly ancestors: Set<Obj>;
 }
 
 /** The changes between two schemas of one tool; `common` receives every path both have. */
 export function diffSchemas(role: SchemaRole, tool: string, before: Obj, after: Obj, common: Set<string> = new Set()): Change[] {
-  const walk: Walk = { role, tool, roots: { before, after }, changes: [], common, seen: new Set() };
+  const walk: Walk = { role, tool, roots: { before, after }, changes: [], common, ancestors: new Set() };
   diffNode(walk, before, after, '');
   return walk.changes;
 }
@@ -32,15 +33,16 @@ export function diffSchemas(role: SchemaRole, tool: string, before: Obj, after: 
 function diffNode(walk: Walk, rawBefore: Obj, rawAfter: Obj, at: string): void {
   const before = resolveRef(walk.roots.before, rawBefore);
   const after = resolveRef(walk.roots.after, rawAfter);
-  // A recursive schema is compared once: the second visit of a node is the same comparison.
-  if (before === undefined || after === undefined || walk.seen.has(before)) return;
-  walk.seen.add(before);
+  // A recursive schema stops where it reaches itself again; a shape shared by two fields ($defs) is compared at each.
+  if (before === undefined || after === undefined || walk.ancestors.has(before)) return;
+  walk.ancestors.add(before);
   walk.common.add(at);
   const typeChanged = diffTypes(walk, before, after, at);
   diffValues(walk, before, after, at);
   diffKeyword(walk, before, after, at);
   diffProperties(walk, before, after, at);
   diffChildren(walk, before, after, at, typeChanged);
+  walk.ancestors.delete(before);
 }
 
 function report(walk: Walk, kind: ChangeKind, at: string, detail: string, texts?: { before: string; after: string }): void {
