@@ -44,7 +44,6 @@ async function runCli(argv: string[]): Promise<number> {
   for (const skipped of plan.skipped) process.stderr.write(`note: ${skipped} skipped (method not served)\n`);
   const elapsed = `${Math.round(performance.now() - started)} ms`;
   if (values.check) {
-    // The tool-surface change report against the base (docs/generator.md#the-tool-surface-change-report).
     const surfaceFailed = reportGenerated(values, out, files);
     const { changed, missing, extra } = checkOutput(out, files);
     const problems = [...changed.map((f) => `changed: ${f}`), ...missing.map((f) => `missing: ${f}`), ...extra.map((f) => `extra: ${f}`)];

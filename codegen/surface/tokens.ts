@@ -3,7 +3,9 @@
  * name, description and JSON `inputSchema` — in o200k tokens (gpt-tokenizer). One definition, read by
  * the change report (the review copy's `tokens`) and by test/mcp/token-budget.test.ts's budgets.
  */
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+// The package's main entry is its o200k_base encoding (the one token-budget.test.ts names by its
+// subpath); the main entry is imported because the import rules' resolver reads no wildcard exports.
+import { countTokens } from 'gpt-tokenizer';
 
 export interface ModelVisibleTool {
   readonly name: string;
