@@ -188,7 +188,9 @@ describe('tool-surface change report: outputs and commands', function () {
   it('counts the tokens of our own contract\'s review copy as tools/list shows them (one definition, codegen/surface/tokens.ts)', () => {
     const listed = JSON.parse(readFileSync(path.join(REPO_ROOT, 'generated', TOOLS_LIST_FILE), 'utf8')) as Array<{ name: string; description: string; inputSchema: unknown }>;
     const review = JSON.parse(readFileSync(path.join(REPO_ROOT, 'generated', REVIEW_FILE), 'utf8')) as { tools: Array<{ name: string; tokens: number }> };
-    expect(review.tools.map((tool) => tool.name)).to.deep.equal(listed.map((tool) => tool.name)).and.not.be.empty;
-    for (const [index, tool] of listed.entries()) expect(review.tools[index]!.tokens, tool.name).to.equal(countModelVisible(tool));
+    expect(listed).to.not.be.empty;
+    expect(review.tools.map((tool) => tool.name)).to.deep.equal(listed.map((tool) => tool.name));
+    const tokens = new Map(review.tools.map((tool) => [tool.name, tool.tokens]));
+    for (const tool of listed) expect(tokens.get(tool.name), tool.name).to.equal(countModelVisible(tool));
   });
 });
