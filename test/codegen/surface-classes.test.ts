@@ -121,6 +121,19 @@ describe('tool-surface change report: a fixture per change class', function () {
     expect(changeLines(compareSurfaces(confirmed, withReview(base, 'things_note_delete', { confirmation: 'describer' })))).to.deep.equal(['text things_note_delete  confirmation_changed']);
   });
 
+  it('acknowledges a removal through the operation kept with x-mcp.exclude and x-mcp.breaking, once', async () => {
+    const retire = (doc: Doc) => { doc.paths['/things/{id}/notes/{note}'].delete['x-mcp'] = { name: 'things_note_delete', exclude: true, breaking: { since: '2', reason: 'Notes are edited in the panel only.' } }; };
+    const retired = await surfaceOf(variant(retire));
+    expect(retired.retired).to.deep.equal([{ operationId: 'things.notes.delete', since: '2', reason: 'Notes are edited in the panel only.' }]);
+    const report = compareSurfaces(base, retired);
+    expect(changeLines(report)).to.deep.equal(['acknowledged things_note_delete  tool_removed']);
+    expect(report.acknowledged[0]!.acknowledgement).to.deep.equal({ since: '2', reason: 'Notes are edited in the panel only.' });
+    // A base that already carries the same acknowledgement does not acknowledge the next break of the tool.
+    const destructive = await surfaceOf(variant((doc) => { doc.paths['/things/{id}/archive'].post['x-mcp'] = { name: 'things_archive', breaking: { since: '2', reason: 'r' } }; }));
+    const again = await surfaceOf(variant((doc) => { doc.paths['/things/{id}/archive'].post['x-mcp'] = { name: 'things_archive', breaking: { since: '2', reason: 'r' }, annotations: { destructiveHint: true } }; }));
+    expect(changeLines(compareSurfaces(destructive, again))).to.deep.equal(['breaking things_archive  became_destructive']);
+  });
+
   it('counts the model-visible tokens per tool, per toolset and in total, before and after', async () => {
     const longer = await surfaceOf(variant((doc) => { doc.paths['/things/{id}'].get.description = 'Reads one thing, with its owner, its status and every field a list shows of it.'; }));
     const { tokens } = compareSurfaces(base, longer);
