@@ -56,7 +56,9 @@ export type SpecWarningRule =
   /** An argument that admits no value (an empty enum): dropped when optional, else the tool is excluded (unsatisfiable.ts). */
   | 'EMPTY_ENUM'
   /** A tool a client schema profile cannot represent: left out of that profile's view (profile-check.ts). */
-  | 'PROFILE_EXCLUDED';
+  | 'PROFILE_EXCLUDED'
+  /** A former tool name (`x-mcp.aliases`) past its `until` date (codegen/surface/aliases.ts). */
+  | 'EXPIRED_ALIAS';
 
 export interface SpecWarning {
   readonly rule: SpecWarningRule;

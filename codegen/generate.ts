@@ -17,6 +17,7 @@ import { checkProfiles, PROFILE_EXCLUSIONS_FILE, renderProfileExclusions, render
 import { count, silentProgress, type Progress } from './progress.js';
 import { pruneUnsatisfiable } from './unsatisfiable.js';
 import { createAjv } from '../src/runtime/ajv.js';
+import { REVIEW_FILE, renderReview } from './surface/review.js';
 
 /**
  * The tools exactly as `tools/list` (2025-06-18 and later) shows them to a caller who reaches all of them. Tools are
@@ -26,7 +27,7 @@ import { createAjv } from '../src/runtime/ajv.js';
  */
 const TOOLS_LIST_FILE = 'tools-list.gen.json';
 
-function renderToolsList(plan: SpecPlan): string {
+export function renderToolsList(plan: SpecPlan): string {
   const listed = plan.tools.map(({ name, title, description, inputSchema, output, annotations }) =>
     ({ name, title, description, inputSchema, ...(output ? { outputSchema: output.schema } : {}), annotations }));
   return `${JSON.stringify(listed, null, 2)}\n`;
@@ -57,12 +58,14 @@ export interface GenerateOptions {
   readonly handlers?: { readonly dir: string; readonly outDir: string };
   /** Where the run is (progress.ts); silent by default. */
   readonly progress?: Progress;
+  /** The date (`YYYY-MM-DD`) tool aliases expire against (tests); default today in UTC. */
+  readonly today?: string;
 }
 
 export async function generate(specFile: string, options: GenerateOptions = {}): Promise<GenerateResult> {
   const progress = options.progress ?? silentProgress;
   const spec = await progress.phase('load', () => loadSpec(specFile), (loaded) => `1 document, ${count(loaded.fileCount, 'file')}`);
-  const { plan, warnings: pruned } = await progress.phase('plan', () => pruneUnsatisfiable(planSpec(spec)),
+  const { plan, warnings: pruned } = await progress.phase('plan', () => pruneUnsatisfiable(planSpec(spec, { ...(options.today === undefined ? {} : { today: options.today }) })),
     (planned) => `${count(planned.plan.operations.length, 'operation')}, ${count(planned.plan.tools.length, 'tool')}`);
   const rendered = await progress.phase('render', () => renderPlan(plan), (files) => `${count(files.size, 'file')}, ${megabytes(files)}`);
   const checked = await progress.phase('check', (update) => check(plan, rendered, [...spec.warnings, ...plan.warnings, ...pruned], options, update),
@@ -73,6 +76,8 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
     await progress.phase('type-check', () => typeCheckOutput(files, { specFile: spec.file, unchecked: checked.unchecked }), () => count(checkedFiles, 'file'));
   }
   files.set(TOOLS_LIST_FILE, renderToolsList(plan));
+  // What the change report needs besides the list (codegen/surface/review.ts).
+  files.set(REVIEW_FILE, renderReview(plan));
   files.set(PERMISSIONS_TABLE_FILE, renderPermissionsTable(plan.operations.map((planned) => planned.definition.operation)));
   for (const [file, text] of renderProfileInputs(checked.profiles)) files.set(file, text);
   return { plan, files, warnings: checked.warnings, profileExclusions: checked.profiles.excluded };

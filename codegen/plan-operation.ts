@@ -4,13 +4,14 @@
  * `toDefinition` turns it into the generated OperationDefinition; routes and tools are views of
  * that (src/runtime/views.ts).
  */
-import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationBounds, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
+import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationBounds, OperationDefinition, OperationRef, SuccessResponse, ToolAlias } from '../src/runtime/types.js';
 import { extractBounds, type BoundFields } from './bounds.js';
 import { checkSafetyMetadata, classifyOperation } from './classify.js';
 import { checkOmittedDeclared, planAccess, type AccessSubject, type PlannedAccess } from './plan-access.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
 import { deriveOperationSlug, toSnakeCase } from './naming.js';
+import { readAliases, readBreaking, type BreakingAcknowledgement } from './surface/extensions.js';
 
 type Obj = Record<string, unknown>;
 
@@ -38,6 +39,10 @@ export interface McpExtension {
   readonly annotations: Obj;
   /** `x-mcp.description`: the tool's own text where the operation's is worded for REST only. */
   readonly description: string | undefined;
+  /** `x-mcp.aliases`: former tool names still answered (codegen/surface/aliases.ts checks them across tools). */
+  readonly aliases: readonly ToolAlias[];
+  /** `x-mcp.breaking`: the operation's breaking changes are deliberate (the change report lists them apart). */
+  readonly breaking: BreakingAcknowledgement | null;
 }
 
 export interface OperationModel {
@@ -287,7 +292,7 @@ function extractMcp(ctx: PlanContext, pointer: string, operation: Obj): McpExten
   const raw = operation['x-mcp'];
   const alias = operation['x-mcp-name'];
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
-    throw new CodegenError('INVALID_EXTENSION', ctx.file, pointer + '/x-mcp', 'x-mcp must be an object {name?, exclude?, annotations?, description?}');
+    throw new CodegenError('INVALID_EXTENSION', ctx.file, pointer + '/x-mcp', 'x-mcp must be an object {name?, exclude?, annotations?, description?, aliases?, breaking?}');
   }
   const mcp = (raw ?? {}) as Obj;
   const name = mcp.name ?? alias;
@@ -302,7 +307,10 @@ function extractMcp(ctx: PlanContext, pointer: string, operation: Obj): McpExten
   if (mcp.description !== undefined && description === undefined) {
     throw new CodegenError('INVALID_EXTENSION', ctx.file, pointer + '/x-mcp/description', 'x-mcp.description must be a non-empty string');
   }
-  return { name, exclude: mcp.exclude === true, annotations: annotations as Obj, description };
+  return {
+    name, exclude: mcp.exclude === true, annotations: annotations as Obj, description,
+    aliases: readAliases(ctx.file, pointer, mcp.aliases), breaking: readBreaking(ctx.file, pointer, mcp.breaking),
+  };
 }
 
 /** The generated model of one operation (its confirmation already planned, see plan-spec.ts). */
@@ -312,6 +320,7 @@ export function toDefinition(model: OperationModel, toolName: string | null): Op
     title: model.title,
     description: model.description,
     toolName,
+    ...(toolName !== null && model.mcp.aliases.length > 0 ? { toolAliases: model.mcp.aliases } : {}),
     parameters: model.parameters.map(({ name, in: where, required, schema }) => ({ name, in: where, required, schema })),
     list: model.list ? toListDefinition(model.list) : null,
     requestBody: model.requestBody,

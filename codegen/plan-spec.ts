@@ -14,6 +14,8 @@ import type { LoadedSpec } from './load-spec.js';
 import { fitToolName, operationSlug, usableOperationSlug, withHashSuffix } from './naming.js';
 import { HTTP_METHODS, planOperation, toDefinition, type OperationModel } from './plan-operation.js';
 import { planToolName } from './plan-tool.js';
+import { checkAliases, expiredAliases, utcToday } from './surface/aliases.js';
+import type { BreakingAcknowledgement } from './surface/extensions.js';
 
 type Obj = Record<string, unknown>;
 
@@ -21,6 +23,8 @@ type Obj = Record<string, unknown>;
 export interface PlannedDefinition {
   readonly module: string;
   readonly definition: OperationDefinition;
+  /** `x-mcp.breaking`: read by the change report's review copy (codegen/surface/review.ts), not by the runtime. */
+  readonly breaking: BreakingAcknowledgement | null;
 }
 
 export interface SpecPlan {
@@ -40,16 +44,23 @@ export interface SpecPlan {
   readonly warnings: readonly SpecWarning[];
 }
 
-export function planSpec(spec: LoadedSpec): SpecPlan {
+export interface PlanOptions {
+  /** The date (`YYYY-MM-DD`) tool aliases expire against; default today in UTC. */
+  readonly today?: string;
+}
+
+export function planSpec(spec: LoadedSpec, options: PlanOptions = {}): SpecPlan {
   const models = collectOperations(spec);
   const warnings: SpecWarning[] = [];
   const toolNames = planToolNames(models.planned, warnings);
+  checkAliases(models.planned, toolNames);
+  warnings.push(...expiredAliases(models.planned, toolNames, options.today ?? utcToday()));
   const modules = planModuleNames(models.planned);
   const operations: PlannedDefinition[] = [];
   for (const model of models.planned) {
     const toolName = toolNames.get(model) ?? null;
     const definition = toDefinition(model, toolName);
-    operations.push({ module: modules.get(model) ?? '', definition });
+    operations.push({ module: modules.get(model) ?? '', definition, breaking: model.mcp.breaking });
   }
   operations.sort((a, b) => compareText(a.module, b.module));
   const views = buildViews(operations.map((planned) => planned.definition));

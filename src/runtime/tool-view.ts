@@ -30,6 +30,7 @@ export function toToolView(definition: OperationDefinition & { readonly toolName
       idempotentHint: operation.idempotent,
       openWorldHint: false,
     },
+    ...(definition.toolAliases?.length ? { aliases: definition.toolAliases } : {}),
     operation,
     args,
     minBodyArguments: readBodyMinProperties(definition.requestBody),

@@ -124,6 +124,8 @@ export interface OperationDefinition {
   readonly description: string;
   /** The MCP tool name (`x-mcp.name` or derived); null when `x-mcp.exclude` keeps it REST-only. */
   readonly toolName: string | null;
+  /** `x-mcp.aliases`: former names `tools/call` still answers until their date; absent when none. */
+  readonly toolAliases?: readonly ToolAlias[];
   /** Path, plain query and header parameters (list parameters are in `list`). */
   readonly parameters: readonly ParameterSpec[];
   readonly list: ListDefinition | null;
@@ -164,6 +166,16 @@ export interface DateSpanBound {
   readonly from: string;
   readonly to: string;
   readonly maxDays: number;
+}
+
+/**
+ * A former name of a renamed tool (`x-mcp.aliases`, docs/generator.md#renaming-a-tool): `tools/call`
+ * answers it as the tool itself (same scopes, permission and view), `tools/list` never shows it,
+ * and after `until` (an ISO date, UTC) `generate --strict` fails until it is removed.
+ */
+export interface ToolAlias {
+  readonly name: string;
+  readonly until: string;
 }
 
 /** A success response's body: JSON with its schema, a file (any other media type), or none (e.g. 204). */
@@ -215,6 +227,8 @@ export interface ToolDefinition {
   /** The toolsets the tool belongs to (snake_case tag names), for `?toolsets=` views. */
   readonly toolsets: readonly string[];
   readonly annotations: ToolAnnotations;
+  /** Former names `tools/call` answers as this tool (the operation's `toolAliases`); absent when none. */
+  readonly aliases?: readonly ToolAlias[];
   readonly operation: OperationRef;
   /** tool argument name → its target in the operation input. */
   readonly args: { readonly [argument: string]: ArgumentTarget };

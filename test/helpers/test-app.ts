@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../../src/config.js';
-import { createServices, type ServiceOptions, type Services } from '../../src/bootstrap.js';
+import { createServices, type Registry, type ServiceOptions, type Services } from '../../src/bootstrap.js';
 import { createApp } from '../../src/app.js';
 import { listenGracefully } from '../../src/http/server.js';
 import type { MintTokenOptions } from '../../src/auth/index.js';
@@ -36,6 +36,8 @@ export interface StartTestAppOptions {
   readonly spanExporter?: ServiceOptions['spanExporter'];
   /** How the embedded Account fetches Client ID Metadata Documents from the test's https server (src/oauth/client-documents.ts). */
   readonly clientDocumentTestSeam?: ClientDocumentTestSeam;
+  /** The registry the surfaces are built from, changed (a test-only tool alias); default the generated one. */
+  readonly mapRegistry?: (registry: Registry) => Registry;
 }
 
 function findFreePort(): Promise<number> {
@@ -74,7 +76,8 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   }
   let server: Awaited<ReturnType<typeof listenGracefully>>;
   try {
-    server = await listenGracefully(createApp(services), services, { port: config.port, host: config.host });
+    const served = options.mapRegistry ? { ...services, registry: options.mapRegistry(services.registry) } : services;
+    server = await listenGracefully(createApp(served), served, { port: config.port, host: config.host });
   } catch (err) {
     await services.close();
     await cleanup();

@@ -19,6 +19,8 @@
 import { expect } from 'chai';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { tools as registryTools } from '../../generated/registry.gen.js';
+// What a client puts in a model's function list for one tool; the change report counts the same (one definition).
+import { countModelVisible } from '../../codegen/surface/tokens.js';
 import { DEMO } from '../../src/seed/ids.js';
 import { ALL_READ, ALL_WRITE, startTestApp, type TestApp } from './support/app.js';
 import { modernRequest, postMcp } from './support/wire.js';
@@ -33,10 +35,6 @@ interface ListedTool { name: string; description: string; inputSchema: Schema }
  */
 const BUDGET = { perTool: 600, perListTool: 900, perToolset: 4_000 } as const;
 
-/** Tokens of what a client puts in a model's function list for one tool. */
-function countModelVisible(tool: ListedTool): number {
-  return countTokens(tool.name) + countTokens(tool.description) + countTokens(JSON.stringify(tool.inputSchema));
-}
 
 const LIST_TOOLS = new Set(registryTools.filter((tool) => Object.values(tool.args).some((target) => target.in === 'list')).map((tool) => tool.name));
 /** Every `?toolsets=` name, from the generated registry (no list kept here). */

@@ -25,7 +25,7 @@ export interface ToolCatalog {
   readonly entries: readonly CatalogEntry[];
   /** Every toolset a tool belongs to (the names `?toolsets=` accepts). */
   readonly toolsets: ReadonlySet<string>;
-  /** The tool `tools/call` names, when the view shows it; undefined answers like an unknown tool. */
+  /** The tool `tools/call` names (by its name or a former one), when the view shows it; undefined answers like an unknown tool. */
   find(name: string, view: ToolView): CatalogEntry | undefined;
   /** Arguments written in the view's schema form, as canonical arguments. */
   decodeArguments(entry: CatalogEntry, view: ToolView, args: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>>;
@@ -138,7 +138,8 @@ export function createToolCatalog(
   tools: readonly ToolDefinition[], operations: Pick<OperationService, 'canReach'>, exclusions: ProfileExclusions = NO_PROFILE_EXCLUSIONS,
 ): ToolCatalog {
   const entries: CatalogEntry[] = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((tool) => ({ tool }));
-  const byName = new Map(entries.map((entry) => [entry.tool.name, entry]));
+  // A renamed tool's former names (x-mcp.aliases) find it too; tools/list never shows them.
+  const byName = new Map(entries.flatMap((entry) => [entry.tool.name, ...(entry.tool.aliases ?? []).map((alias) => alias.name)].map((name) => [name, entry] as const)));
   const indexOf = new Map(entries.map((entry, index) => [entry, index]));
   const served = createServed(entries, exclusions);
   const forms = createSchemaForms(entries, served);

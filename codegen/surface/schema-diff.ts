@@ -1,0 +1,217 @@
+/**
+ * Compares two versions of one tool's `inputSchema` (role `input`) or `outputSchema` (role `output`),
+ * recursing into nested objects, array items, keyed values and union members, each change named by
+ * its path (schema-paths.ts). For arguments, narrowed means some value the base accepted is now
+ * refused: the set of types shrinks or changes (`integer` is inside `number`), an enum loses a value or
+ * appears, a format appears or changes, a union loses a member; a new required argument, or one
+ * that became required, breaks every call that left it out. For outputs, a field gone or a type or
+ * format changed breaks a caller reading it; a field added does not. Bounds the shown schema leaves
+ * out are bounds-diff.ts's; the paths both sides have are collected for it in `common`.
+ */
+import { change, show, type Change, type ChangeKind } from './changes.js';
+import { isObject, propertyPath, resolveRef, structuralChildren, type Obj } from './schema-paths.js';
+
+export type SchemaRole = 'input' | 'output';
+
+interface Walk {
+  readonly role: SchemaRole;
+  readonly tool: string;
+  readonly roots: { readonly before: Obj; readonly after: Obj };
+  readonly changes: Change[];
+  readonly common: Set<string>;
+  /** The base's schemas on the path walked so far. */
+  readonly ancestors: Set<Obj>;
+}
+
+/** The changes between two schemas of one tool; `common` receives every path both have. */
+export function diffSchemas(role: SchemaRole, tool: string, before: Obj, after: Obj, common: Set<string> = new Set()): Change[] {
+  const walk: Walk = { role, tool, roots: { before, after }, changes: [], common, ancestors: new Set() };
+  diffNode(walk, before, after, '');
+  return walk.changes;
+}
+
+function diffNode(walk: Walk, rawBefore: Obj, rawAfter: Obj, at: string): void {
+  const before = resolveRef(walk.roots.before, rawBefore);
+  const after = resolveRef(walk.roots.after, rawAfter);
+  // A recursive schema stops where it reaches itself again; a shape shared by two fields ($defs) is compared at each.
+  if (before === undefined || after === undefined || walk.ancestors.has(before)) return;
+  walk.ancestors.add(before);
+  walk.common.add(at);
+  const typeChanged = diffTypes(walk, before, after, at);
+  diffValues(walk, before, after, at);
+  diffKeyword(walk, before, after, at);
+  diffProperties(walk, before, after, at);
+  diffChildren(walk, before, after, at, typeChanged);
+  walk.ancestors.delete(before);
+}
+
+function report(walk: Walk, kind: ChangeKind, at: string, detail: string, texts?: { before: string; after: string }): void {
+  walk.changes.push(change(kind, walk.tool, at, detail, texts));
+}
+
+/** The JSON types a schema accepts (`number` includes `integer`); null when it says none (any type). */
+function typeSet(walk: Walk, root: Obj, schema: Obj, depth = 0): Set<string> | null {
+  const declared = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type.map(String) : null;
+  if (declared !== null) return new Set(declared.flatMap((type) => (type === 'number' ? ['number', 'integer'] : [type])));
+  const members = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : null;
+  if (members === null || depth > 8) return null;
+  const union = new Set<string>();
+  for (const member of members) {
+    const resolved = isObject(member) ? resolveRef(root, member) : undefined;
+    const types = resolved === undefined ? null : typeSet(walk, root, resolved, depth + 1);
+    if (types === null) return null;
+    for (const type of types) union.add(type);
+  }
+  return union;
+}
+
+function showTypes(types: Set<string> | null): string {
+  if (types === null) return 'any';
+  return [...types].filter((type) => type !== 'integer' || !types.has('number')).sort().join('|');
+}
+
+/** Reports a change of the accepted types; true when there was one. */
+function diffTypes(walk: Walk, before: Obj, after: Obj, at: string): boolean {
+  const was = typeSet(walk, walk.roots.before, before);
+  const is = typeSet(walk, walk.roots.after, after);
+  if (showTypes(was) === showTypes(is)) return false;
+  const detail = `${showTypes(was)} → ${showTypes(is)}`;
+  if (walk.role === 'output') report(walk, 'output_type_changed', at, detail);
+  else report(walk, isSubset(was, is) ? 'type_widened' : 'type_narrowed', at, detail);
+  return true;
+}
+
+/** Whether every type of `small` is in `large` (null is every type). */
+function isSubset(small: Set<string> | null, large: Set<string> | null): boolean {
+  if (large === null) return true;
+  if (small === null) return false;
+  return [...small].every((type) => large.has(type));
+}
+
+/** `enum` (or `const`, an enum of one): values removed narrow an argument, values added widen it. */
+function diffValues(walk: Walk, before: Obj, after: Obj, at: string): void {
+  const was = enumValues(before);
+  const is = enumValues(after);
+  if (was === null && is === null) return;
+  if (walk.role === 'output') {
+    if (JSON.stringify(was) !== JSON.stringify(is)) report(walk, 'output_values_changed', at, `${was === null ? 'any' : was.join(', ')} → ${is === null ? 'any' : is.join(', ')}`);
+    return;
+  }
+  if (was === null) return report(walk, 'enum_value_removed', at, `now only ${is!.join(', ')}`);
+  if (is === null) return report(walk, 'enum_value_added', at, 'any value now');
+  const removed = was.filter((value) => !is.includes(value));
+  const added = is.filter((value) => !was.includes(value));
+  if (removed.length > 0) report(walk, 'enum_value_removed', at, removed.join(', '));
+  if (added.length > 0) report(walk, 'enum_value_added', at, added.join(', '));
+}
+
+function enumValues(schema: Obj): string[] | null {
+  if (Array.isArray(schema.enum)) return schema.enum.map(show);
+  return schema.const === undefined ? null : [show(schema.const)];
+}
+
+/** `format` (a bound of an argument, a type of an output), `default` and `description`. */
+function diffKeyword(walk: Walk, before: Obj, after: Obj, at: string): void {
+  if (before.format !== after.format) {
+    const detail = `format ${show(before.format ?? 'none')} → ${show(after.format ?? 'none')}`;
+    if (walk.role === 'output') report(walk, 'output_type_changed', at, detail);
+    else report(walk, after.format === undefined ? 'bound_widened' : 'bound_tightened', at, detail);
+  }
+  if (walk.role === 'input' && JSON.stringify(before.default) !== JSON.stringify(after.default)) {
+    report(walk, 'default_changed', at, `${show(before.default ?? 'none')} → ${show(after.default ?? 'none')}`);
+  }
+  const was = typeof before.description === 'string' ? before.description : '';
+  const is = typeof after.description === 'string' ? after.description : '';
+  if (was !== is) report(walk, walk.role === 'input' ? 'argument_description' : 'output_description', at, 'changed', { before: was, after: is });
+}
+
+function properties(schema: Obj): Obj {
+  return isObject(schema.properties) ? schema.properties : {};
+}
+
+function requiredNames(schema: Obj): Set<string> {
+  return new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+}
+
+function diffProperties(walk: Walk, before: Obj, after: Obj, at: string): void {
+  const was = properties(before);
+  const is = properties(after);
+  const removed = Object.keys(was).filter((name) => !(name in is));
+  const added = Object.keys(is).filter((name) => !(name in was));
+  if (walk.role === 'output') {
+    for (const name of removed) report(walk, 'output_field_removed', propertyPath(at, name), 'no longer returned');
+    for (const name of added) report(walk, 'output_field_added', propertyPath(at, name), 'now returned');
+  } else {
+    diffArgumentNames(walk, { before, after, at }, removed, added);
+  }
+  const wasRequired = requiredNames(before);
+  const isRequired = requiredNames(after);
+  for (const name of Object.keys(was).filter((key) => key in is)) {
+    const path = propertyPath(at, name);
+    if (walk.role === 'input' && !wasRequired.has(name) && isRequired.has(name)) report(walk, 'argument_required', path, 'was optional, now required');
+    if (walk.role === 'input' && wasRequired.has(name) && !isRequired.has(name)) report(walk, 'argument_optional', path, 'was required, now optional');
+    const [from, to] = [was[name], is[name]];
+    if (isObject(from) && isObject(to)) diffNode(walk, from, to, path);
+  }
+}
+
+/**
+ * Arguments gone and new at one level. One gone and one new with the same schema but the text, and
+ * the same requiredness, read as a rename (`amount → value`); the rest are removals and additions.
+ */
+function diffArgumentNames(walk: Walk, level: { before: Obj; after: Obj; at: string }, removed: readonly string[], added: readonly string[]): void {
+  const wasRequired = requiredNames(level.before);
+  const isRequired = requiredNames(level.after);
+  const shape = (schema: unknown, required: boolean): string => JSON.stringify([withoutDescription(schema), required]);
+  const renamed = new Map<string, string>();
+  for (const name of removed) {
+    const key = shape(properties(level.before)[name], wasRequired.has(name));
+    const matches = added.filter((candidate) => shape(properties(level.after)[candidate], isRequired.has(candidate)) === key);
+    const rivals = removed.filter((other) => shape(properties(level.before)[other], wasRequired.has(other)) === key);
+    if (matches.length === 1 && rivals.length === 1) renamed.set(name, matches[0]!);
+  }
+  const renamedTo = new Set(renamed.values());
+  for (const name of removed) {
+    const to = renamed.get(name);
+    if (to !== undefined) report(walk, 'argument_renamed', propertyPath(level.at, name), `now ${propertyPath(level.at, to)}`);
+    else report(walk, 'argument_removed', propertyPath(level.at, name), wasRequired.has(name) ? 'was required' : 'was optional');
+  }
+  for (const name of added.filter((candidate) => !renamedTo.has(candidate))) {
+    if (isRequired.has(name)) report(walk, 'argument_required', propertyPath(level.at, name), 'new and required');
+    else report(walk, 'argument_added', propertyPath(level.at, name), 'new, optional');
+  }
+}
+
+function withoutDescription(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  const { description: _text, ...rest } = schema;
+  return rest;
+}
+
+/**
+ * Items, keyed values, keys and union members. A constraint that appears (items, keyed values or
+ * keys given a schema) narrows what an argument takes and one that goes widens it; a union member
+ * that goes narrows and one that appears widens — reported when the union's types did not already
+ * say so (diffTypes).
+ */
+function diffChildren(walk: Walk, before: Obj, after: Obj, at: string, typeChanged: boolean): void {
+  const was = new Map(structuralChildren(before, at));
+  const is = new Map(structuralChildren(after, at));
+  for (const [path, child] of was) {
+    const other = is.get(path);
+    if (isObject(child) && isObject(other)) diffNode(walk, child, other, path);
+    else if (other === undefined && !(isMember(path) && typeChanged)) report(walk, childKind(walk, path, 'gone'), path, isMember(path) ? 'union member removed' : 'no longer constrained');
+  }
+  for (const path of [...is.keys()].filter((key) => !was.has(key))) {
+    if (!(isMember(path) && typeChanged)) report(walk, childKind(walk, path, 'new'), path, isMember(path) ? 'union member added' : 'now constrained');
+  }
+}
+
+function isMember(path: string): boolean {
+  return /\|\d+$/.test(path);
+}
+
+function childKind(walk: Walk, path: string, how: 'gone' | 'new'): ChangeKind {
+  if (walk.role === 'output') return 'output_type_changed';
+  return (how === 'new') === isMember(path) ? 'type_widened' : 'type_narrowed';
+}
