@@ -76,8 +76,9 @@ describe('x-mcp.aliases and x-mcp.breaking (generator)', function () {
   it('fails generate --strict on an expired alias (in process with a given date, and from the command line)', async () => {
     const file = withAliases([{ name: 'reports_get', until: '2030-06-30' }]);
     const error = await generate(file, { strict: true, typeCheck: false, today: '2030-07-01' }).then(() => undefined, (caught: unknown) => caught);
-    expect(error).to.be.instanceOf(AggregateError);
-    expect((error as AggregateError).errors.map((each: CodegenError) => each.detail)).to.deep.equal(['alias reports_get of reports_summary was answered until 2030-06-30 (today is 2030-07-01, UTC); remove it [EXPIRED_ALIAS; not allowed with --strict]']);
+    // One problem is thrown as itself, several as an AggregateError (codegen/generate.ts check).
+    expect(error).to.be.instanceOf(CodegenError);
+    expect([error as CodegenError].map((each) => each.detail)).to.deep.equal(['alias reports_get of reports_summary was answered until 2030-06-30 (today is 2030-07-01, UTC); remove it [EXPIRED_ALIAS; not allowed with --strict]']);
     const expired = withAliases([{ name: 'reports_get', until: '2000-01-01' }]);
     const run = runCli(['--spec', expired, '--out', `${expired}.out`, '--no-type-check', '--strict']);
     expect(run.status).to.equal(1);
