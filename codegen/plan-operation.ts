@@ -4,11 +4,11 @@
  * `toDefinition` turns it into the generated OperationDefinition; routes and tools are views of
  * that (src/runtime/views.ts).
  */
+import { NO_PERMISSION } from '../src/identity/permissions.js';
 import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationBounds, OperationDefinition, OperationRef, SuccessResponse } from '../src/runtime/types.js';
 import { extractBounds, type BoundFields } from './bounds.js';
 import { checkSafetyMetadata, classifyOperation } from './classify.js';
 import { checkOmittedDeclared, planAccess, type AccessSubject, type PlannedAccess } from './plan-access.js';
-import { NO_PERMISSION } from '../src/identity/permissions.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
 import { deriveOperationSlug } from './naming.js';

@@ -3,9 +3,9 @@
  * (the generated model) with its tool name (unless `x-mcp.exclude`), in the shape the document's
  * settings ask for (`x-kobana-codegen`, codegen/settings.ts); tool names, operation file names and
  * operationIds are made unique (planToolNames, planModuleNames, uniqueOperationIds). The routes,
- * tools and resource templates of the plan are the views
- * the runtime builds from those definitions (src/runtime/views.ts), computed here too so a tool
- * that cannot be built fails the build. Rendering the plan into files is emit/'s job.
+ * tools and resource templates of the plan are the views the runtime builds from those definitions
+ * (src/runtime/views.ts), computed here too so a tool that cannot be built fails the build.
+ * Rendering the plan into files is emit/'s job.
  */
 import { buildViews, compareText } from '../src/runtime/views.js';
 import type { HttpMethod, OperationDefinition, ResourceTemplateDefinition, RouteDefinition, ToolDefinition } from '../src/runtime/types.js';

@@ -10,7 +10,7 @@ import { buildPointer, CodegenError } from './errors.js';
 type Obj = Record<string, unknown>;
 
 /** Kobana's contract rules a document may hold itself to (each named in `checks`). */
-export const CONTRACT_CHECKS = ['argument-texts', 'safety-metadata', 'confirmations'] as const;
+const CONTRACT_CHECKS = ['argument-texts', 'safety-metadata', 'confirmations'] as const;
 export type ContractCheck = (typeof CONTRACT_CHECKS)[number];
 
 export interface CodegenSettings {
@@ -23,13 +23,13 @@ export interface CodegenSettings {
   readonly checks: ReadonlySet<ContractCheck>;
 }
 
-export const SETTINGS_EXTENSION = 'x-kobana-codegen';
+const SETTINGS_EXTENSION = 'x-kobana-codegen';
 const KEYS = ['toolPrefix', 'workspaces', 'permissions', 'checks'];
 const PERMISSION_MODES = ['required', 'optional'];
 /** A prefix a snake_case slug can follow in a valid tool name, leaving room for the slug. */
 const TOOL_PREFIX = /^[a-z][a-z0-9_]{0,31}$/;
 
-export const NEUTRAL_SETTINGS: CodegenSettings = { toolPrefix: '', workspaces: false, permissionsRequired: false, checks: new Set() };
+const NEUTRAL_SETTINGS: CodegenSettings = { toolPrefix: '', workspaces: false, permissionsRequired: false, checks: new Set() };
 
 /** Reads and checks `x-kobana-codegen` of the document root; a bad value names `file#/x-kobana-codegen/<key>`. */
 export function readSettings(file: string, document: Obj): CodegenSettings {
