@@ -103,7 +103,8 @@ export interface SafetySubject {
 }
 
 /**
- * The safety metadata a Kobana operation's classification implies (docs/generator.md#safety-metadata):
+ * The safety metadata an operation's classification implies (docs/generator.md#safety-metadata),
+ * checked when the document's `x-kobana-codegen.checks` has `safety-metadata`:
  * one that changes nothing needs only read scopes and a `.view` permission (or `none`), so every
  * reader may call it; one that is destructive or moves money and is not idempotent takes the
  * `Idempotency-Key` header, so a retry never runs it twice.
@@ -150,9 +151,10 @@ function findTargetRead(model: PlannedOperation, all: readonly PlannedOperation[
 /**
  * `x-kobana-confirm` of a destructive operation → its ConfirmationSpec: a template over the
  * target record, a named describer, or (absent) the generic `<summary> "<name>"?`. A destructive
- * operation of a Kobana document that can be described by none of them fails the build.
+ * operation that can be described by none of them fails the build when `required` (the document's
+ * `x-kobana-codegen.checks` has `confirmations`).
  */
-export function planConfirmation(model: PlannedOperation, all: readonly PlannedOperation[], kobanaSpec: boolean): ConfirmationSpec | null {
+export function planConfirmation(model: PlannedOperation, all: readonly PlannedOperation[], required: boolean): ConfirmationSpec | null {
   const at = `${model.pointer}/x-kobana-confirm`;
   const raw = model.confirm;
   if (!model.ref.destructive) {
@@ -184,7 +186,7 @@ export function planConfirmation(model: PlannedOperation, all: readonly PlannedO
   }
   const target = findTargetRead(model, all);
   if (target) return { template, target: target.ref.operationId };
-  if (!kobanaSpec) return null; // a foreign document: the call is refused over MCP, as it cannot be confirmed
+  if (!required) return null; // the call is refused over MCP, as it cannot be confirmed
   throw new CodegenError('MISSING_EXTENSION', model.file, raw === undefined ? model.pointer : at,
     `destructive operation ${model.ref.operationId} has no confirmation sentence: add x-kobana-confirm {describer: …}, or a GET operation that reads its target record`);
 }

@@ -1,8 +1,9 @@
 /**
- * Tool and argument names: `finance_` + snake_case(operationId), a name derived from method and
- * path when there is no usable operationId (none, or nothing left of it in snake_case ASCII),
- * deterministic truncation, a hash suffix of method and path when names would clash, and the
- * validity rule. Clashes are found by plan-spec.ts, which sees every operation.
+ * Tool and argument names: the document's tool prefix (`x-kobana-codegen.toolPrefix`, none by
+ * default) + snake_case(operationId), a name derived from method and path when there is no usable
+ * operationId (none, or nothing left of it in snake_case ASCII), deterministic truncation, a hash
+ * suffix of method and path when names would clash, and the validity rule. Clashes are found by
+ * plan-spec.ts, which sees every operation.
  */
 import { createHash } from 'node:crypto';
 import { toSnakeCase } from '../src/runtime/tool-view.js';
@@ -11,7 +12,6 @@ import { toSnakeCase } from '../src/runtime/tool-view.js';
 export { toSnakeCase };
 
 export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
-const TOOL_PREFIX = 'finance_';
 const MAX_NAME_LENGTH = 64;
 const HASH_LENGTH = 8;
 
@@ -34,9 +34,19 @@ export function operationSlug(operationId: string | undefined, method: string, p
   return usableOperationSlug(operationId) ?? deriveOperationSlug(method, path);
 }
 
-/** The default tool name of one operation (before `x-mcp.name` overrides). */
-export function deriveToolName(operationId: string | undefined, method: string, path: string): string {
-  return fitToolName(TOOL_PREFIX + (operationSlug(operationId, method, path) || 'operation'));
+/** Whether `name` may begin a tool name: a letter (TOOL_NAME_PATTERN). */
+export function startsWithLetter(name: string): boolean {
+  return /^[a-z]/.test(name);
+}
+
+/**
+ * The default tool name of one operation (before `x-mcp.name` overrides), after the document's
+ * `prefix`. Without a prefix a slug may start with a digit (`2fa.enable`): the method leads it then
+ * (`post_2fa_enable`).
+ */
+export function deriveToolName(prefix: string, operationId: string | undefined, method: string, path: string): string {
+  const name = prefix + (operationSlug(operationId, method, path) || 'operation');
+  return fitToolName(startsWithLetter(name) ? name : `${method.toLowerCase()}_${name}`);
 }
 
 /**

@@ -2,8 +2,8 @@
  * `x-kobana-touches` of one operation (openapi/README.md, docs/security.md#resources-touched) →
  * the resolved `changes`, `shows` and `sums` of its OperationRef. Every entry is resolved against
  * the permission catalogue and the scope grammar (src/identity/resource-access.ts); an unknown
- * permission or kind, a write declared on a read, or a Kobana operation without the extension
- * fails the build, naming the operation.
+ * permission or kind, a write declared on a read, or an operation without the extension in a
+ * document that requires it (`x-kobana-codegen.permissions: required`) fails the build, naming the operation.
  */
 import type { HttpMethod, JsonSchema, ResourceAccess, SuccessResponse } from '../src/runtime/types.js';
 import { permissionKind, resolveChange, resolveShow, RESOURCE_KINDS } from '../src/identity/resource-access.js';
@@ -63,13 +63,13 @@ function ownKind(subject: AccessSubject, access: ResourceAccess): ResourceAccess
   return { kind: access.kind, permission: subject.permission, scopes: [...subject.scopes] };
 }
 
-/** Reads and resolves `x-kobana-touches`; mandatory on a Kobana document, empty on a foreign one. */
-export function planAccess(subject: AccessSubject, extension: unknown, kobanaSpec: boolean): PlannedAccess {
+/** Reads and resolves `x-kobana-touches`; mandatory when `required` (the document's permissions are), else empty when absent. */
+export function planAccess(subject: AccessSubject, extension: unknown, required: boolean): PlannedAccess {
   const at = `${subject.pointer}/x-kobana-touches`;
   if (extension === undefined) {
-    if (!kobanaSpec) return NONE;
+    if (!required) return NONE;
     throw new CodegenError('MISSING_EXTENSION', subject.file, subject.pointer,
-      `x-kobana-touches is required on every operation of a Kobana spec: ${subject.operationId} must declare {changes: [...], shows: [...]}`);
+      `x-kobana-touches is required on every operation of a document whose x-kobana-codegen.permissions is required: ${subject.operationId} must declare {changes: [...], shows: [...]}`);
   }
   if (extension === null || typeof extension !== 'object' || Array.isArray(extension)) {
     throw new CodegenError('INVALID_EXTENSION', subject.file, at, `x-kobana-touches of ${subject.operationId} must be an object {changes, shows, sums?}`);

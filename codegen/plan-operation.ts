@@ -4,13 +4,15 @@
  * `toDefinition` turns it into the generated OperationDefinition; routes and tools are views of
  * that (src/runtime/views.ts).
  */
+import { NO_PERMISSION } from '../src/identity/permissions.js';
 import type { FilterOperator, HttpMethod, JsonSchema, ListDefinition, ListParameterDefinition, OperationBounds, OperationDefinition, OperationRef, SuccessResponse, ToolAlias } from '../src/runtime/types.js';
 import { extractBounds, type BoundFields } from './bounds.js';
 import { checkSafetyMetadata, classifyOperation } from './classify.js';
 import { checkOmittedDeclared, planAccess, type AccessSubject, type PlannedAccess } from './plan-access.js';
 import { buildPointer, CodegenError } from './errors.js';
 import { toJsonSchema } from './json-schema.js';
-import { deriveOperationSlug, toSnakeCase } from './naming.js';
+import { deriveOperationSlug } from './naming.js';
+import type { CodegenSettings } from './settings.js';
 import { readAliases, readBreaking, type BreakingAcknowledgement } from './surface/extensions.js';
 
 type Obj = Record<string, unknown>;
@@ -78,8 +80,8 @@ const LIST_NAMES = new Set(['limit', 'cursor', 'fields', 'sort']);
 
 export interface PlanContext {
   readonly file: string;
-  /** True when the document uses Kobana extensions: then `x-kobana-permission` is mandatory. */
-  readonly kobanaSpec: boolean;
+  /** The document's `x-kobana-codegen` (codegen/settings.ts). */
+  readonly settings: CodegenSettings;
   /** Root-level `security`, the default for operations without their own. */
   readonly defaultSecurity: unknown;
 }
@@ -96,15 +98,16 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
     operationId: declaredOperationId ?? deriveOperationSlug(method, path),
     method,
     scopes: extractScopes(operation.security ?? ctx.defaultSecurity),
-    permission: extractPermission(ctx, pointer, path, method, operation),
+    permission: extractPermission(ctx, pointer, operation),
   };
-  const access = planAccess(subject, operation['x-kobana-touches'], ctx.kobanaSpec);
+  const access = planAccess(subject, operation['x-kobana-touches'], ctx.settings.permissionsRequired);
   const successResponse = extractSuccessResponse(operation.responses);
   checkOmittedDeclared(subject, access, successResponse);
   const requestBody = extractRequestBody(operation.requestBody);
   const bounds = extractBounds(ctx.file, pointer, operation['x-kobana-bounds'], boundedInputs(parameters.all, requestBody));
-  const ref = planRef(subject, path, operation, { declaredOperationId, mcp, access });
-  if (ctx.kobanaSpec) checkSafetyMetadata({ file: ctx.file, pointer, ref, headers: parameters.all.filter((p) => p.in === 'header').map((p) => p.name) });
+  const workspaceScoped = readWorkspaceScoped(ctx, pointer, operation);
+  const ref = planRef(subject, path, operation, { declaredOperationId, mcp, access, workspaceScoped });
+  if (ctx.settings.checks.has('safety-metadata')) checkSafetyMetadata({ file: ctx.file, pointer, ref, headers: parameters.all.filter((p) => p.in === 'header').map((p) => p.name) });
   return {
     file: ctx.file,
     pointer,
@@ -162,7 +165,7 @@ function describeOperation(operation: Obj, mcp: McpExtension, declaredOperationI
 /** The OperationRef, its keys in the order the generated modules print them; plan-spec.ts plans its confirmation. */
 function planRef(
   subject: AccessSubject, path: string, operation: Obj,
-  planned: { readonly declaredOperationId: string | undefined; readonly mcp: McpExtension; readonly access: PlannedAccess },
+  planned: { readonly declaredOperationId: string | undefined; readonly mcp: McpExtension; readonly access: PlannedAccess; readonly workspaceScoped: boolean },
 ): OperationRef {
   const movesMoney = operation['x-kobana-moves-money'] === true;
   const { file, pointer, operationId, method, scopes, permission } = subject;
@@ -173,7 +176,7 @@ function planRef(
     scopes,
     permission,
     movesMoney,
-    workspaceScoped: operation['x-kobana-workspace'] !== false,
+    workspaceScoped: planned.workspaceScoped,
     ...classifyOperation({ file, pointer }, {
       method, declaredOperationId: planned.declaredOperationId, movesMoney,
       changesNothing: operation['x-kobana-touches'] !== undefined && planned.access.changes.length === 0,
@@ -242,15 +245,31 @@ function extractScopes(security: unknown): string[] {
   return [...new Set(Object.values(security[0] as Obj).flatMap((scopes) => (Array.isArray(scopes) ? scopes.map(String) : [])))];
 }
 
-function extractPermission(ctx: PlanContext, pointer: string, path: string, method: HttpMethod, operation: Obj): string {
+/**
+ * `x-kobana-permission` as declared. An operation that declares none needs none (NO_PERMISSION),
+ * unless the document's settings require every operation to declare one: nothing is made up for a
+ * document that has no permission model; its scopes are those of its own `security`.
+ */
+function extractPermission(ctx: PlanContext, pointer: string, operation: Obj): string {
   const declared = operation['x-kobana-permission'];
-  if (typeof declared === 'string' && declared) return declared;
-  if (ctx.kobanaSpec) {
-    throw new CodegenError('MISSING_EXTENSION', ctx.file, pointer, 'x-kobana-permission is required on every operation of a Kobana spec');
+  if (declared === undefined && !ctx.settings.permissionsRequired) return NO_PERMISSION;
+  if (declared === undefined) {
+    throw new CodegenError('MISSING_EXTENSION', ctx.file, pointer, 'x-kobana-permission is required on every operation of a document whose x-kobana-codegen.permissions is required');
   }
-  // Foreign specs: one coarse permission per top-level resource, read vs. write.
-  const segment = path.split('/').find((s) => s && !/^\{.*\}$/.test(s) && !/^v\d+$/i.test(s) && s.toLowerCase() !== 'api');
-  return `${toSnakeCase(segment ?? 'root') || 'root'}.${method === 'GET' ? 'view' : 'manage'}`;
+  if (typeof declared !== 'string' || declared === '') {
+    throw new CodegenError('INVALID_EXTENSION', ctx.file, `${pointer}/x-kobana-permission`, 'x-kobana-permission must be a permission name or none');
+  }
+  return declared;
+}
+
+/** `x-kobana-workspace` (true or false) where declared, else the document's `x-kobana-codegen.workspaces`. */
+function readWorkspaceScoped(ctx: PlanContext, pointer: string, operation: Obj): boolean {
+  const declared = operation['x-kobana-workspace'];
+  if (declared === undefined) return ctx.settings.workspaces;
+  if (typeof declared !== 'boolean') {
+    throw new CodegenError('INVALID_EXTENSION', ctx.file, `${pointer}/x-kobana-workspace`, 'x-kobana-workspace must be true or false');
+  }
+  return declared;
 }
 
 function extractRequestBody(raw: unknown): OperationModel['requestBody'] {

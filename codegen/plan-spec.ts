@@ -1,9 +1,11 @@
 /**
  * Plans a whole document: one OperationModel per operation, turned into its OperationDefinition
- * (the generated model) with its tool name (unless `x-mcp.exclude`); tool names, operation file
- * names and operationIds are made unique (planToolNames, planModuleNames, uniqueOperationIds). The routes, tools and resource templates of the plan are the views
- * the runtime builds from those definitions (src/runtime/views.ts), computed here too so a tool
- * that cannot be built fails the build. Rendering the plan into files is emit/'s job.
+ * (the generated model) with its tool name (unless `x-mcp.exclude`), in the shape the document's
+ * settings ask for (`x-kobana-codegen`, codegen/settings.ts); tool names, operation file names and
+ * operationIds are made unique (planToolNames, planModuleNames, uniqueOperationIds). The routes,
+ * tools and resource templates of the plan are the views the runtime builds from those definitions
+ * (src/runtime/views.ts), computed here too so a tool that cannot be built fails the build.
+ * Rendering the plan into files is emit/'s job.
  */
 import { buildViews, compareText } from '../src/runtime/views.js';
 import type { HttpMethod, OperationDefinition, ResourceTemplateDefinition, RouteDefinition, ToolDefinition } from '../src/runtime/types.js';
@@ -11,9 +13,10 @@ import { undescribedArguments } from './argument-texts.js';
 import { planConfirmation } from './classify.js';
 import { CodegenError, type SpecWarning } from './errors.js';
 import type { LoadedSpec } from './load-spec.js';
-import { fitToolName, operationSlug, usableOperationSlug, withHashSuffix } from './naming.js';
+import { fitToolName, operationSlug, startsWithLetter, usableOperationSlug, withHashSuffix } from './naming.js';
 import { HTTP_METHODS, planOperation, toDefinition, type OperationModel } from './plan-operation.js';
 import { planToolName } from './plan-tool.js';
+import { readSettings, type CodegenSettings } from './settings.js';
 import { checkAliases, expiredAliases, utcToday } from './surface/aliases.js';
 import type { BreakingAcknowledgement } from './surface/extensions.js';
 
@@ -38,8 +41,8 @@ export interface SpecPlan {
   /** Operations with a method the runtime cannot serve (HEAD, OPTIONS, TRACE): reported, not planned. */
   readonly skipped: readonly string[];
   /**
-   * Names the planner had to derive or disambiguate, and (Kobana documents) arguments whose text
-   * only restates their name (the document's own warnings are LoadedSpec's).
+   * Names the planner had to derive or disambiguate, and (`checks: [argument-texts]`) arguments
+   * whose text only restates their name (the document's own warnings are LoadedSpec's).
    */
   readonly warnings: readonly SpecWarning[];
 }
@@ -50,9 +53,10 @@ export interface PlanOptions {
 }
 
 export function planSpec(spec: LoadedSpec, options: PlanOptions = {}): SpecPlan {
-  const models = collectOperations(spec);
+  const settings = readSettings(spec.file, spec.document);
+  const models = collectOperations(spec, settings);
   const warnings: SpecWarning[] = [];
-  const toolNames = planToolNames(models.planned, warnings);
+  const toolNames = planToolNames(models.planned, settings.toolPrefix, warnings);
   checkAliases(models.planned, toolNames);
   warnings.push(...expiredAliases(models.planned, toolNames, options.today ?? utcToday()));
   const modules = planModuleNames(models.planned);
@@ -64,15 +68,15 @@ export function planSpec(spec: LoadedSpec, options: PlanOptions = {}): SpecPlan 
   }
   operations.sort((a, b) => compareText(a.module, b.module));
   const views = buildViews(operations.map((planned) => planned.definition));
-  if (models.kobanaSpec) checkArgumentTexts(views.tools, models.planned, warnings);
+  if (settings.checks.has('argument-texts')) checkArgumentTexts(views.tools, models.planned, warnings);
   return { file: spec.file, sha256: spec.sha256, operations, ...views, skipped: models.skipped, warnings };
 }
 
 /**
- * Arguments say what they are (codegen/argument-texts.ts): on a Kobana document, every argument a
- * tool shows whose description is missing or only restates its name is an ARGUMENT_TEXT warning
- * at its operation, so `--strict` (CI) refuses a new endpoint with an "Id." or no text. Foreign
- * documents are shown as their authors wrote them.
+ * Arguments say what they are (codegen/argument-texts.ts): in a document whose settings check
+ * `argument-texts` (ours), every argument a tool shows whose description is missing or only
+ * restates its name is an ARGUMENT_TEXT warning at its operation, so `--strict` (CI) refuses a new
+ * endpoint with an "Id." or no text. Other documents are shown as their authors wrote them.
  */
 function checkArgumentTexts(tools: readonly ToolDefinition[], models: readonly OperationModel[], warnings: SpecWarning[]): void {
   const byOperationId = new Map(models.map((model) => [model.ref.operationId, model] as const));
@@ -94,7 +98,7 @@ function checkArgumentTexts(tools: readonly ToolDefinition[], models: readonly O
  * order of the document — and each rename, or a name derived because the operationId was
  * unusable, is reported as a DERIVED_TOOL_NAME warning.
  */
-function planToolNames(models: readonly OperationModel[], warnings: SpecWarning[]): Map<OperationModel, string> {
+function planToolNames(models: readonly OperationModel[], prefix: string, warnings: SpecWarning[]): Map<OperationModel, string> {
   const names = new Map<OperationModel, string>();
   const owners = new Map<string, OperationModel>();
   const claim = (model: OperationModel, name: string): void => {
@@ -107,8 +111,8 @@ function planToolNames(models: readonly OperationModel[], warnings: SpecWarning[
     names.set(model, name);
   };
   const named = models.filter((model) => !model.mcp.exclude);
-  for (const model of named) if (model.mcp.name !== undefined) claim(model, planToolName(model));
-  const derived = new Map(named.filter((model) => model.mcp.name === undefined).map((model) => [model, planToolName(model)] as const));
+  for (const model of named) if (model.mcp.name !== undefined) claim(model, planToolName(model, prefix));
+  const derived = new Map(named.filter((model) => model.mcp.name === undefined).map((model) => [model, planToolName(model, prefix)] as const));
   const shared = new Map<string, number>();
   for (const name of derived.values()) shared.set(name, (shared.get(name) ?? 0) + 1);
   for (const [model, name] of derived) {
@@ -120,9 +124,13 @@ function planToolNames(models: readonly OperationModel[], warnings: SpecWarning[
       claim(model, renamed);
       continue;
     }
-    if (model.declaredOperationId !== undefined && usableOperationSlug(model.declaredOperationId) === undefined) {
+    const slug = usableOperationSlug(model.declaredOperationId);
+    if (model.declaredOperationId !== undefined && slug === undefined) {
       warnings.push({ rule: 'DERIVED_TOOL_NAME', file: model.file, pointer: `${model.pointer}/operationId`,
         detail: `operationId ${JSON.stringify(model.declaredOperationId)} gives no usable tool name; named ${name} from its method and path` });
+    } else if (slug !== undefined && !startsWithLetter(prefix + slug)) {
+      warnings.push({ rule: 'DERIVED_TOOL_NAME', file: model.file, pointer: `${model.pointer}/operationId`,
+        detail: `operationId ${JSON.stringify(model.declaredOperationId)} does not start with a letter; named ${name}, led by its method` });
     }
     claim(model, name);
   }
@@ -175,10 +183,9 @@ function uniqueOperationIds(models: readonly OperationModel[]): OperationModel[]
   });
 }
 
-function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipped: string[]; kobanaSpec: boolean } {
+function collectOperations(spec: LoadedSpec, settings: CodegenSettings): { planned: OperationModel[]; skipped: string[] } {
   const paths = (spec.document.paths ?? {}) as Record<string, Obj>;
-  const kobanaSpec = Object.values(paths).some((item) => Object.values(item ?? {}).some((op) => !!op && typeof op === 'object' && 'x-kobana-permission' in (op as Obj)));
-  const ctx = { file: spec.file, kobanaSpec, defaultSecurity: spec.document.security };
+  const ctx = { file: spec.file, settings, defaultSecurity: spec.document.security };
   const found: OperationModel[] = [];
   const skipped: string[] = [];
   for (const [path, item] of Object.entries(paths)) {
@@ -192,6 +199,7 @@ function collectOperations(spec: LoadedSpec): { planned: OperationModel[]; skipp
   // The confirmation of a destructive operation may read its target through another operation.
   // Targets are looked up among the final operationIds (a clash may have renamed one).
   const unique = uniqueOperationIds(found);
-  const planned = unique.map((model) => ({ ...model, ref: { ...model.ref, confirmation: planConfirmation(model, unique, kobanaSpec) } }));
-  return { planned, skipped, kobanaSpec };
+  const confirmationsRequired = settings.checks.has('confirmations');
+  const planned = unique.map((model) => ({ ...model, ref: { ...model.ref, confirmation: planConfirmation(model, unique, confirmationsRequired) } }));
+  return { planned, skipped };
 }

@@ -1,14 +1,14 @@
 /**
- * The MCP side of one operation at build time: its tool name (derived or `x-mcp.name`). The tool
- * itself is built by plan-spec.ts's run of the views (src/runtime/views.ts), so a tool that cannot
- * be built fails the build instead of the server at start-up. Uniqueness across tools is
- * plan-spec.ts's job.
+ * The MCP side of one operation at build time: its tool name (`x-mcp.name`, or derived after the
+ * document's tool prefix). The tool itself is built by plan-spec.ts's run of the views
+ * (src/runtime/views.ts), so a tool that cannot be built fails the build instead of the server at
+ * start-up. Uniqueness across tools is plan-spec.ts's job.
  */
 import { CodegenError } from './errors.js';
 import { deriveToolName, isValidToolName, TOOL_NAME_PATTERN } from './naming.js';
 import type { OperationModel } from './plan-operation.js';
 
-export function planToolName(model: OperationModel): string {
+export function planToolName(model: OperationModel, prefix: string): string {
   if (model.mcp.name !== undefined) {
     // An explicit name is a promise to clients: never silently rewrite it.
     if (!isValidToolName(model.mcp.name)) {
@@ -17,5 +17,5 @@ export function planToolName(model: OperationModel): string {
     }
     return model.mcp.name;
   }
-  return deriveToolName(model.declaredOperationId, model.ref.method, model.ref.path);
+  return deriveToolName(prefix, model.declaredOperationId, model.ref.method, model.ref.path);
 }

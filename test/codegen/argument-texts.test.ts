@@ -7,9 +7,10 @@
  *   properties of object and array arguments and each filter of `filters` included — has a
  *   description that is more than its name. The rule is read here on its own, from the issue's
  *   words (not through codegen/argument-texts.ts), so a laxer generator check cannot hide a break.
- * - The generator's check (codegen/argument-texts.ts, run by plan-spec.ts): on a Kobana document
- *   each break is an ARGUMENT_TEXT warning at its operation, an error under `--strict`, which is
- *   how CI refuses a new endpoint with a lazy text; a foreign document is not held to it.
+ * - The generator's check (codegen/argument-texts.ts, run by plan-spec.ts): in a document whose
+ *   `x-kobana-codegen.checks` has `argument-texts` (ours) each break is an ARGUMENT_TEXT warning at
+ *   its operation, an error under `--strict`, which is how CI refuses a new endpoint with a lazy
+ *   text; a document without the check is not held to it.
  */
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -158,15 +159,19 @@ describe('arguments say what they are (issue 27, rule 3)', function () {
       }
     });
 
-    it('a foreign document (no x-kobana-permission) is shown as its authors wrote it, without ARGUMENT_TEXT warnings', async () => {
+    it('a document whose x-kobana-codegen.checks leave out argument-texts (or that has no settings) is shown as its authors wrote it, without ARGUMENT_TEXT warnings', async () => {
       const dir = makeTempDir();
       try {
-        const doc = readYaml(FIXTURE);
-        for (const item of Object.values(doc.paths as Record<string, Record<string, Schema>>)) {
-          for (const operation of Object.values(item)) { delete operation['x-kobana-permission']; delete operation['x-kobana-touches']; }
-        }
-        const result = await generate(writeSpec(dir, 'foreign.yaml', doc), { typeCheck: false, strict: true });
-        expect(result.plan.tools.map((tool) => tool.name)).to.include('finance_bills_get');
+        // Every operation still declares x-kobana-permission: the rule follows the setting, not the other extensions.
+        const unchecked = readYaml(FIXTURE);
+        unchecked['x-kobana-codegen'].checks = ['safety-metadata', 'confirmations'];
+        const kept = await generate(writeSpec(dir, 'unchecked.yaml', unchecked), { typeCheck: false, strict: true });
+        expect(kept.plan.tools.map((tool) => tool.name)).to.include('finance_bills_get');
+        expect(kept.warnings).to.deep.equal([]);
+        const foreign = readYaml(FIXTURE);
+        delete foreign['x-kobana-codegen'];
+        const result = await generate(writeSpec(dir, 'foreign.yaml', foreign), { typeCheck: false, strict: true });
+        expect(result.plan.tools.map((tool) => tool.name)).to.include('bills_get');
         expect(result.warnings).to.deep.equal([]);
       } catch (error) {
         throw error instanceof AggregateError ? new Error((error.errors as CodegenError[]).map((each) => each.message).join('\n')) : error;

@@ -11,6 +11,7 @@ import { CodegenError } from '../../codegen/errors.js';
 import { generate } from '../../codegen/generate.js';
 import { writeOutput } from '../../codegen/emit/write.js';
 import { assertTypeChecks } from '../../codegen/emit/check.js';
+import { NO_PERMISSION } from '../../src/identity/permissions.js';
 import type { OperationDefinition, ToolDefinition } from '../../src/runtime/types.js';
 import { FIXTURES, makeTempDir, MINI_SPEC, readYaml, walkSchema, writeSpec, type Doc } from './support.js';
 
@@ -186,9 +187,9 @@ describe('generate() on generic OpenAPI documents', function () {
   it('handles OpenAPI 3.0: no operationId, nullable, allOf/oneOf, recursion, external relative $ref, non-ASCII, and type-checks', async () => {
     const { plan, files } = await generate(path.join(FIXTURES, 'generic-3.0.yaml'));
     expect(plan.tools.map((t) => t.name)).to.deep.equal([
-      'finance_delete_pet', 'finance_get_pets', 'finance_post_pets', 'finance_replace_pet', 'finance_show_pet_by_id', 'finance_upload_photo',
+      'delete_pet', 'get_pets', 'post_pets', 'replace_pet', 'show_pet_by_id', 'upload_photo',
     ]);
-    const post = toolOf(plan.tools, 'finance_post_pets');
+    const post = toolOf(plan.tools, 'post_pets');
     const properties = (post.inputSchema as Schema).properties;
     expect(properties.nickname.type).to.deep.equal(['string', 'null']);
     // A union is typed by its own branches, with nothing beside them.
@@ -196,13 +197,15 @@ describe('generate() on generic OpenAPI documents', function () {
     expect(properties.kind.oneOf.map((branch: Schema) => branch.type)).to.deep.equal(['string', 'integer']);
     expect(properties.name.description).to.equal('Nome do animal — ação ✓');
     expect(properties.owner.properties.pets.items.description).to.match(/Recursive reference/);
-    expect(post.operation.permission).to.equal('pets.manage');
+    // No permission model of its own: none is made up, and its scopes are those of its security, as written.
+    expect(post.operation.permission).to.equal(NO_PERMISSION);
     expect(post.operation.scopes).to.deep.equal(['pets:write', 'pets:read']);
-    expect(toolOf(plan.tools, 'finance_get_pets').description).to.equal('Lista os animais. 日本語のテキスト 🐾');
-    const replace = toolOf(plan.tools, 'finance_replace_pet');
+    expect(post.operation.workspaceScoped).to.equal(false);
+    expect(toolOf(plan.tools, 'get_pets').description).to.equal('Lista os animais. 日本語のテキスト 🐾');
+    const replace = toolOf(plan.tools, 'replace_pet');
     expect((replace.inputSchema as Schema).required).to.deep.equal(['pet_id', 'name']);
     expect(replace.args.pet_id).to.deep.equal({ in: 'path', name: 'petId' });
-    expect(toolOf(plan.tools, 'finance_upload_photo').args.body).to.deep.equal({ in: 'body', name: '' });
+    expect(toolOf(plan.tools, 'upload_photo').args.body).to.deep.equal({ in: 'body', name: '' });
     expect(files.get('operations/get_pets.gen.ts')).to.include('日本語のテキスト 🐾');
     for (const tool of plan.tools) assertStrictClientSafe(tool);
   });
@@ -210,14 +213,14 @@ describe('generate() on generic OpenAPI documents', function () {
   it('handles OpenAPI 3.1: type lists, recursive $ref, allOf inside properties, +json bodies, and type-checks', async () => {
     const { plan } = await generate(path.join(FIXTURES, 'generic-3.1.yaml'));
     expect(plan.tools.map((t) => t.name)).to.deep.equal([
-      'finance_catalog_items_search', 'finance_create_catalog_item', 'finance_delete_catalog_items_by_item_id_relations_by_relation_id',
+      'catalog_items_search', 'create_catalog_item', 'delete_catalog_items_by_item_id_relations_by_relation_id',
     ]);
-    const create = toolOf(plan.tools, 'finance_create_catalog_item');
+    const create = toolOf(plan.tools, 'create_catalog_item');
     const node = (create.inputSchema as Schema).properties.node;
     expect(node.properties.parent.description).to.match(/Recursive reference/);
     expect(node.properties.mixed.properties).to.have.keys('value', 'weight');
     expect((create.inputSchema as Schema).properties.labels.items).to.be.an('object');
-    expect(toolOf(plan.tools, 'finance_catalog_items_search').title).to.equal('Buscar itens 🔎');
+    expect(toolOf(plan.tools, 'catalog_items_search').title).to.equal('Buscar itens 🔎');
     for (const tool of plan.tools) assertStrictClientSafe(tool);
   });
 

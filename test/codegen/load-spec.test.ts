@@ -59,9 +59,9 @@ describe('loading a multi-file document (operation-level $ref, path-item $ref, $
 
   it('reads operations given as $ref to another file, and a path item given as $ref', () => {
     expect(loaded.plan.tools.map((t) => t.name)).to.deep.equal([
-      'finance_things_create', 'finance_things_delete', 'finance_things_get', 'finance_things_list', 'finance_things_notes_add',
+      'things_create', 'things_delete', 'things_get', 'things_list', 'things_notes_add',
     ]);
-    const create = toolOf(loaded.plan, 'finance_things_create');
+    const create = toolOf(loaded.plan, 'things_create');
     expect(create.operation.scopes).to.deep.equal(['things:write']);
     expect((create.inputSchema as Schema).required).to.include('name');
     // `#/Thing` inside schemas/thing.yaml is that file's own pointer, followed across files (and its cycle cut).
@@ -106,7 +106,7 @@ describe('loading a multi-file document (operation-level $ref, path-item $ref, $
   });
 
   it('rewrites `:id` templates, drops unknown media-type keys and empty path items, and reports each as a warning naming file and pointer', () => {
-    expect(toolOf(loaded.plan, 'finance_things_get').operation.path).to.equal('/things/{id}');
+    expect(toolOf(loaded.plan, 'things_get').operation.path).to.equal('/things/{id}');
     expect(loaded.warnings.map(where)).to.have.members([
       'COLON_PATH_TEMPLATE test/fixtures/specs/multi-file/openapi.yaml#/paths/~1things~1:id',
       'OPERATION_REF test/fixtures/specs/multi-file/openapi.yaml#/paths/~1things/get/$ref',
@@ -164,9 +164,9 @@ describe('loading Swagger 2.0 and OpenAPI 3.1 documents', function () {
     expect([spec.source, spec.openapi]).to.deep.equal(['2.0', '3.0']);
     const swagger = planSpec(spec);
     expect(swagger.tools.map((t) => t.name)).to.deep.equal([
-      'finance_create_entry', 'finance_delete_entry', 'finance_get_entry', 'finance_list_entries', 'finance_upload_receipt',
+      'create_entry', 'delete_entry', 'get_entry', 'list_entries', 'upload_receipt',
     ]);
-    const create = toolOf(swagger, 'finance_create_entry');
+    const create = toolOf(swagger, 'create_entry');
     expect(create.args).to.deep.include({ amount: { in: 'body', name: 'amount' }, account: { in: 'body', name: 'account' } });
     expect((create.inputSchema as Schema).required).to.deep.equal(['amount', 'account']);
     expect((create.inputSchema as Schema).properties.amount.type).to.deep.equal(['number', 'null']); // x-nullable
@@ -174,15 +174,15 @@ describe('loading Swagger 2.0 and OpenAPI 3.1 documents', function () {
     expect(create.operation.scopes).to.deep.equal(['ledger.write']);
     const route = swagger.routes.find((r) => r.operation.operationId === 'uploadReceipt');
     expect(Object.keys(route?.requestBody?.content ?? {})).to.deep.equal(['multipart/form-data']);
-    expect(toolOf(swagger, 'finance_upload_receipt').args.entry_id).to.deep.equal({ in: 'path', name: 'entryId' });
+    expect(toolOf(swagger, 'upload_receipt').args.entry_id).to.deep.equal({ in: 'path', name: 'entryId' });
     expect(bodySchema(swagger, 'createEntry').properties.amount.examples).to.deep.equal([{ $ref: 'https://example.invalid/amount.json' }]);
   });
 
   it('reads 3.1 forms: type lists, const, $defs reached from outside, examples, null in a type list, $ref inside const as data', async () => {
     const { plan: forms } = await plan(QUIRKS_31);
-    const properties = (toolOf(forms, 'finance_transfers_create').inputSchema as Schema).properties;
+    const properties = (toolOf(forms, 'transfers_create').inputSchema as Schema).properties;
     // The validated schema keeps the type list; the shown one shows a decimal as a string.
-    expect((toolOf(forms, 'finance_transfers_create').argumentSchema as Schema).properties.amount.type).to.deep.equal(['string', 'number']);
+    expect((toolOf(forms, 'transfers_create').argumentSchema as Schema).properties.amount.type).to.deep.equal(['string', 'number']);
     expect(properties.amount.type).to.equal('string');
     // `#/components/schemas/Transfer/$defs/Money`, a pointer into another schema's $defs.
     expect(bodySchema(forms, 'transfers.create').properties.amount.pattern).to.equal('^[0-9]+(\\.[0-9]{1,2})?$');

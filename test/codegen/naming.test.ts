@@ -18,21 +18,27 @@ describe('toSnakeCase()', () => {
 });
 
 describe('deriveToolName()', () => {
-  it('prefixes finance_ to the snake_case operationId', () => {
-    expect(deriveToolName('payables.settle', 'POST', '/v1/payables/{id}/settle')).to.equal('finance_payables_settle');
+  it('is the snake_case operationId, after the document\'s prefix when it has one', () => {
+    expect(deriveToolName('', 'payables.settle', 'POST', '/v1/payables/{id}/settle')).to.equal('payables_settle');
+    expect(deriveToolName('finance_', 'payables.settle', 'POST', '/v1/payables/{id}/settle')).to.equal('finance_payables_settle');
   });
   it('derives a name from method and path when there is no operationId', () => {
-    expect(deriveToolName(undefined, 'DELETE', '/v1/attachments/{id}/links/{parentType}'))
+    expect(deriveToolName('finance_', undefined, 'DELETE', '/v1/attachments/{id}/links/{parentType}'))
       .to.equal('finance_delete_v1_attachments_by_id_links_by_parent_type');
   });
   it('truncates long names deterministically with a hash suffix that keeps them distinct', () => {
-    const a = deriveToolName(`${'very_long_resource_name.'.repeat(4)}alpha`, 'GET', '/x');
-    const b = deriveToolName(`${'very_long_resource_name.'.repeat(4)}beta`, 'GET', '/x');
+    const a = deriveToolName('finance_', `${'very_long_resource_name.'.repeat(4)}alpha`, 'GET', '/x');
+    const b = deriveToolName('finance_', `${'very_long_resource_name.'.repeat(4)}beta`, 'GET', '/x');
     expect(a).to.have.length.at.most(64);
     expect(isValidToolName(a)).to.equal(true);
     expect(a).to.not.equal(b);
-    expect(a).to.equal(deriveToolName(`${'very_long_resource_name.'.repeat(4)}alpha`, 'GET', '/x'));
+    expect(a).to.equal(deriveToolName('finance_', `${'very_long_resource_name.'.repeat(4)}alpha`, 'GET', '/x'));
     expect(a).to.match(/_[0-9a-f]{8}$/);
+  });
+  it('cuts a name only when it is longer than 64 characters with the prefix it has', () => {
+    const slug = 'x'.repeat(60);
+    expect(deriveToolName('', slug, 'GET', '/x')).to.equal(slug);
+    expect(deriveToolName('finance_', slug, 'GET', '/x')).to.match(/^finance_x{47}_[0-9a-f]{8}$/);
   });
   it('leaves names of 64 characters untouched', () => {
     const name = 'finance_' + 'a'.repeat(56);

@@ -51,14 +51,14 @@ describe('tool names of a document with unusable operationIds', function () {
     const names = result.plan.tools.map((tool) => `${tool.operation.method} ${tool.operation.path} → ${tool.name}`);
     // hand-kept-ok: the names of the fixture test/fixtures/specs/bad-names.yaml, the subject of this test
     expect(names).to.have.members([
-      'POST /reports/{id}/archive → finance_archive_report_now',
-      'POST /reports/{id}/duplicate → finance_copy_report_76fcc4cd',
-      'POST /reports/{id}/copy → finance_copy_report_c3a956a8',
-      'POST /reports/{id}/export-to-the-accounting-system-of-the-parent-company → finance_export_report_to_the_accounting_system_of_the_p_7b262199',
-      'GET /reports/{from} → finance_get_report_by_date',
-      'GET /reports/summary → finance_get_reports_summary',
-      'POST /reports/{id}/share → finance_post_reports_by_id_share',
-      'POST /reports → finance_resources_reports_create',
+      'POST /reports/{id}/archive → archive_report_now',
+      'POST /reports/{id}/duplicate → copy_report_76fcc4cd',
+      'POST /reports/{id}/copy → copy_report_c3a956a8',
+      'POST /reports/{id}/export-to-the-accounting-system-of-the-parent-company → export_report_to_the_accounting_system_of_the_parent_co_8d2712c4',
+      'GET /reports/{from} → get_report_by_date',
+      'GET /reports/summary → get_reports_summary',
+      'POST /reports/{id}/share → post_reports_by_id_share',
+      'POST /reports → resources_reports_create',
     ]);
     expect(result.plan.tools).to.not.be.empty;
     for (const tool of result.plan.tools) expect(isValidToolName(tool.name), tool.name).to.equal(true);
@@ -73,7 +73,7 @@ describe('tool names of a document with unusable operationIds', function () {
       'DERIVED_TOOL_NAME #/paths/~1reports~1{id}~1duplicate/post',
     ]);
     expect(result.warnings.find((w) => w.pointer.endsWith('/operationId'))?.detail).to.equal(
-      'operationId "レポートを共有" gives no usable tool name; named finance_post_reports_by_id_share from its method and path');
+      'operationId "レポートを共有" gives no usable tool name; named post_reports_by_id_share from its method and path');
   });
 
   it('keeps the declared operationId as the operation\'s identity, whatever its name', () => {
@@ -96,13 +96,13 @@ describe('tool names of a document with unusable operationIds', function () {
 
   it('passes parameters named from, default, function and private (and body fields class, new, constructor) to the operation', () => {
     const tools = result.plan.tools;
-    const report = tools.find((tool) => tool.name === 'finance_get_report_by_date')!;
+    const report = tools.find((tool) => tool.name === 'get_report_by_date')!;
     const args = { from: '2026-01-31', default: true, function: 'sum', private: 'yes' };
     expect(compileArgumentValidators(tools).get(report.name)?.(args)).to.equal(null);
     const { input } = buildToolInput(report, args);
     expect(input.path).to.deep.equal({ from: '2026-01-31' });
     expect(input.query).to.deep.include({ default: true, function: 'sum' });
-    const create = tools.find((tool) => tool.name === 'finance_resources_reports_create')!;
+    const create = tools.find((tool) => tool.name === 'resources_reports_create')!;
     const body = { class: 'A', new: true, constructor: 'x' };
     expect(compileArgumentValidators(tools).get(create.name)?.(body)).to.equal(null);
     expect(buildToolInput(create, body).input.body).to.deep.equal(body);
