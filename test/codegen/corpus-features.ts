@@ -18,6 +18,8 @@ export interface DocumentFacts {
   /** Operations of the path items written in the root file (paths × methods). */
   readonly operations: number;
   readonly licence: string | undefined;
+  /** `2.0`, `3.0` or `3.1`, from `swagger` / `openapi`. */
+  readonly format: string;
 }
 
 export function readDocumentFacts(file: string): DocumentFacts {
@@ -37,7 +39,8 @@ export function readDocumentFacts(file: string): DocumentFacts {
   has('unions with array, object and scalar branches', unionBranchKinds(doc, nodes).size === 3);
   has('multi-file', nodes.some((node) => typeof node.$ref === 'string' && !node.$ref.startsWith('#')));
   const info = isNode(doc.info) ? doc.info : {};
-  return { features, operations, licence: isNode(info.license) ? String(info.license.name) : undefined };
+  const format = doc.swagger === '2.0' ? '2.0' : String(doc.openapi).split('.').slice(0, 2).join('.');
+  return { features, operations, licence: isNode(info.license) ? String(info.license.name) : undefined, format };
 }
 
 function collect(value: unknown, into: Node[]): void {

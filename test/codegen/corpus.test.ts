@@ -4,7 +4,8 @@
  * document: exit 0, one tool per operation but those excluded with their reason, every
  * `inputSchema` compiles with the runtime's ajv, every profile file passes its checker, and the
  * child's peak RSS (measured by a preload, not by the generator) stays within 1 GB. The `soak`
- * documents run only in `npm run soak:corpus` (docs/testing.md#the-generators-corpus). For every
+ * documents, which add size but no feature the `ci` ones lack, run only in `npm run soak:corpus`
+ * to keep CI's time (docs/testing.md#the-generators-corpus). For every
  * document: the file is there, holds what the list says it covers, under the licence noted.
  * CPU time is measured by the soak and bench/codegen.ts, never asserted.
  */
@@ -15,7 +16,7 @@ import { skipWithReason } from '../helpers/mocha.js';
 import { readDocumentFacts } from './corpus-features.js';
 import { corpusFailures, MAX_RSS_MB, runCorpusDocument, summarize } from './corpus-run.js';
 import { CORPUS, corpusFile, describeSource, isFixture, REAL_SPECS, type CorpusDocument, type CorpusFeature } from './corpus.js';
-import { makeTempDir } from './support.js';
+import { makeTempDir, REPO_ROOT } from './support.js';
 
 const EVERY_FEATURE: readonly CorpusFeature[] = [
   '1,000+ operations', 'Swagger 2.0 formData', 'OpenAPI 3.1 webhooks', 'callbacks', 'discriminators',
@@ -34,16 +35,21 @@ describe('the generator over the public corpus (test/codegen/corpus.ts), as CI r
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('covers every shape the generator must handle, in at least ten documents, each under its noted licence', () => {
+  it('covers every shape the generator must handle, in at least ten documents, each of the noted format, version and licence', () => {
     expect(CORPUS.length).to.be.at.least(10);
     expect(new Set(CORPUS.flatMap((document) => document.covers))).to.have.all.keys(...EVERY_FEATURE);
     for (const document of CORPUS) {
       const facts = readDocumentFacts(corpusFile(document));
       expect([...facts.features], `${document.name} (${describeSource(document)})`).to.include.members([...document.covers]);
+      expect(facts.format, `${document.name}: format`).to.equal(document.format);
+      if (document.source.kind === 'package') expect(installedVersion(document.source.package), document.source.package).to.equal(document.source.version);
       if (!document.covers.includes('multi-file')) expect(facts.operations, `${document.name}: operations`).to.equal(document.operations);
       const noted = facts.licence ?? sourceNoteLicence(document);
       expect(noted, `${document.name}: licence`).to.equal(document.licence);
     }
+    // The reader can tell: Swagger Petstore 3 has none of the shapes.
+    const petstore = CORPUS.find((document) => document.name === 'swagger-petstore-3');
+    expect(readDocumentFacts(corpusFile(petstore!)).features).to.be.empty;
   });
 
   const inCi = CORPUS.filter((document) => document.run === 'ci');
@@ -62,6 +68,11 @@ describe('the generator over the public corpus (test/codegen/corpus.ts), as CI r
     });
   }
 });
+
+/** The version of a dev dependency in node_modules (the lockfile pins it; the list notes it). */
+function installedVersion(name: string): string {
+  return (JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
 
 /** A fixture without `info.license` names its licence in its SOURCE.md (`- Licence: MIT (…)`). */
 function sourceNoteLicence(document: CorpusDocument): string | undefined {

@@ -39,7 +39,11 @@ export interface CorpusDocument {
    * `package.json` (MIT for all three).
    */
   readonly licence: string;
-  /** `ci`: test/codegen/corpus.test.ts; `soak`: only `npm run soak:corpus` (too costly for CI). */
+  /**
+   * `ci`: test/codegen/corpus.test.ts, at least one document per feature; `soak`: only `npm run
+   * soak:corpus` — documents that add size but no feature the `ci` ones lack, kept out of CI's
+   * time (docs/testing.md#the-generators-corpus).
+   */
   readonly run: 'ci' | 'soak';
 }
 
