@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
+import { CORPUS, corpusFile } from '../test/codegen/corpus.js';
 
 
 /** A spec shaped like ours: CRUD + list resources with shared components, `OPERATIONS` operations. */
@@ -165,15 +166,6 @@ async function timeInProcess(spec: string, typeCheck: boolean): Promise<{ wallMs
   return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };
 }
 
-/** The corpus documents and their root files (as in test/codegen/real-specs.test.ts). */
-const CORPUS_ROOTS: ReadonlyArray<readonly [string, string]> = [
-  ['slack-web-api', 'slack_web_openapi_v2_without_examples.json'],
-  ['decentraland-catalyst', 'openapi/catalyst.yaml'],
-  ['redocly-cafe', 'openapi/openapi.yaml'],
-  ['readme-schema-types', 'schema-types.json'],
-  ['swagger-petstore-3', 'openapi.yaml'],
-];
-
 function readdirCount(folder: string): number {
   return existsSync(folder) && statSync(folder).isDirectory() ? readdirSync(folder).length : 0;
 }
@@ -202,8 +194,8 @@ async function main(): Promise<void> {
       row(`multi-file synthetic, ${values['multi-file-operations']} operations, ${(multi.bytes / 1e6).toFixed(2)} MB in ${files} files`, multi.root, path.join(dir, 'multi-out'));
     }
     if (values.only === undefined || values.only === 'corpus') {
-      // The real-world corpus of the tests (test/fixtures/real-specs, each folder's SOURCE.md).
-      for (const [name, root] of CORPUS_ROOTS) row(`corpus: ${name}`, path.join('test/fixtures/real-specs', name, root), path.join(dir, `corpus-${name}`));
+      // The corpus of the tests (test/codegen/corpus.ts): fixtures and documents of npm packages.
+      for (const document of CORPUS) row(`corpus: ${document.name} (${document.run})`, corpusFile(document), path.join(dir, `corpus-${document.name}`));
     }
     if (values.only !== undefined) return;
     console.log('');

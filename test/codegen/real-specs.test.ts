@@ -1,8 +1,9 @@
 /**
  * The real-world corpus (issue 16): public, openly licensed OpenAPI documents of different shapes
  * under test/fixtures/real-specs/<name>/ (each with a SOURCE.md naming repository, commit, path and
- * licence). The generator runs over each into a temporary folder: every operation becomes a tool
- * but those excluded on purpose (listed below with the reason), every name is valid and unique,
+ * licence): the fixtures of the corpus list, test/codegen/corpus.ts. The generator runs in-process
+ * over each into a temporary folder: every operation becomes a tool but those excluded on purpose
+ * (listed in the corpus with the reason), every name is valid and unique,
  * every inputSchema compiles with the runtime's ajv, nothing touches the network, and a second run
  * renders identical text. How long each takes is measured by bench/codegen.ts
  * (bench/README.md#codegen), not asserted here.
@@ -19,31 +20,11 @@ import { planSpec } from '../../codegen/plan-spec.js';
 import { isValidToolName } from '../../codegen/naming.js';
 import { createAjv } from '../../src/api/validation.js';
 import { skipWithReason } from '../helpers/mocha.js';
-import { makeTempDir, REPO_ROOT } from './support.js';
+import { CORPUS, corpusFile, isFixture, REAL_SPECS } from './corpus.js';
+import { makeTempDir } from './support.js';
 
-export const REAL_SPECS = path.join(REPO_ROOT, 'test/fixtures/real-specs');
-
-interface CorpusDocument {
-  readonly name: string;
-  /** The root file, relative to the document's folder. */
-  readonly root: string;
-  readonly source: '2.0' | '3.0' | '3.1';
-  /** Operations in the document (paths × methods), counted by hand from the source. */
-  readonly operations: number;
-  /** Operations that get no tool, each with the reason. */
-  readonly excluded: Readonly<Record<string, string>>;
-}
-
-export const CORPUS: readonly CorpusDocument[] = [
-  { name: 'slack-web-api', root: 'slack_web_openapi_v2_without_examples.json', source: '2.0', operations: 174, excluded: {} },
-  {
-    name: 'decentraland-catalyst', root: 'openapi/catalyst.yaml', source: '3.0', operations: 42,
-    excluded: { 'HEAD /content/contents/{hashId}': 'HEAD is not served by the runtime (its GET is a tool)' },
-  },
-  { name: 'redocly-cafe', root: 'openapi/openapi.yaml', source: '3.1', operations: 12, excluded: {} },
-  { name: 'readme-schema-types', root: 'schema-types.json', source: '3.1', operations: 23, excluded: {} },
-  { name: 'swagger-petstore-3', root: 'openapi.yaml', source: '3.0', operations: 19, excluded: {} },
-];
+/** The corpus's fixtures; test/codegen/corpus.test.ts runs the whole corpus through the CLI. */
+const FIXTURES = CORPUS.filter(isFixture);
 
 describe('the generator over the real-world corpus (test/fixtures/real-specs)', function () {
   this.timeout(120_000);
@@ -64,10 +45,11 @@ describe('the generator over the real-world corpus (test/fixtures/real-specs)', 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  for (const document of CORPUS) {
+  it('reads the five fixtures of the corpus list', () => expect(FIXTURES).to.have.length(5));
+  for (const document of FIXTURES) {
     it(`${document.name}: ${document.operations - Object.keys(document.excluded).length} tools of ${document.operations} operations, valid unique names, ajv-compilable inputs, the same output twice`, async () => {
-      const spec = path.join(REAL_SPECS, document.name, document.root);
-      expect(readFileSync(path.join(REAL_SPECS, document.name, 'SOURCE.md'), 'utf8')).to.match(/Licence: \S/);
+      const spec = corpusFile(document);
+      expect(readFileSync(path.join(REAL_SPECS, document.source.folder, 'SOURCE.md'), 'utf8')).to.match(/Licence: \S/);
       const first = await generate(spec, { typeCheck: false });
       writeOutput(path.join(dir, document.name), first.files);
 
