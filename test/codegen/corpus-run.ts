@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createAjv } from '../../src/api/validation.js';
-import { checkGeminiSafe, checkOpenAiStrict } from '../helpers/schema-profile-rules.js';
+import { checkGeminiSafe, checkOpenAiStrict } from '../../codegen/profile-checkers.js';
 import { corpusFile, type CorpusDocument } from './corpus.js';
 import { REPO_ROOT } from './support.js';
 
