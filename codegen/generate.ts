@@ -1,15 +1,16 @@
 /**
  * The pipeline in one call: load → plan → (strict: no warnings) → (handlers: collect and check) →
- * render → format/type-check. Pure apart from reading the spec and importing the handler modules;
+ * render → type-check (the frames write formatted text: nothing is formatted, emit/check.ts). Pure apart from reading the spec and importing the handler modules;
  * the CLI decides whether to write or compare the result.
  */
-import { formatAndCheck } from './emit/check.js';
+import { typeCheckOutput } from './emit/check.js';
 import { CodegenError, type SpecWarning } from './errors.js';
-import { HANDLERS_FILE, REGISTRY_FILE, renderHandlers, renderPlan } from './emit/render.js';
+import { HANDLERS_FILE, renderHandlers, renderPlan } from './emit/render.js';
 import { checkHandlers, collectHandlers } from './handlers.js';
 import { loadSpec } from './load-spec.js';
 import { SchemaProfileError, toSchemaProfile, type ClientSchemaProfile } from '../src/runtime/schema-profiles.js';
 import { planSpec, type SpecPlan } from './plan-spec.js';
+import { isPlainObject } from '../src/runtime/values.js';
 import { PERMISSIONS_TABLE_FILE, renderPermissionsTable } from './emit/permissions-table.js';
 
 /**
@@ -71,18 +72,17 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
   if (options.strict && warnings.length > 0) {
     throw new AggregateError(warnings.map((w) => new CodegenError('STRICT', w.file, w.pointer, `${w.detail} [${w.rule}; not allowed with --strict]`)), 'warnings under --strict');
   }
-  const rendered = renderPlan(plan);
-  // The registry runs the views of src/runtime/views.ts, which the in-memory check does not load
-  // (see emit/check.ts); `tsc -p tsconfig.json` checks it with them. Its data are the operation modules.
-  const unchecked = new Set([REGISTRY_FILE]);
+  const { components } = spec.document;
+  const { files, typeChecked } = renderPlan(plan, isPlainObject(components) && isPlainObject(components.schemas) ? components.schemas : undefined);
+  const unchecked = new Set<string>();
   if (options.handlers) {
     const modules = await collectHandlers(options.handlers.dir);
     checkHandlers(plan, modules);
-    rendered.set(HANDLERS_FILE, renderHandlers(plan, modules, options.handlers.outDir, options.handlers.dir));
+    files.set(HANDLERS_FILE, renderHandlers(plan, modules, options.handlers.outDir, options.handlers.dir));
     // It imports the application's modules; `tsc -p tsconfig.json` checks it with them.
     unchecked.add(HANDLERS_FILE);
   }
-  const files = await formatAndCheck(rendered, { typeCheck: options.typeCheck ?? true, specFile: spec.file, unchecked });
+  if (options.typeCheck ?? true) await typeCheckOutput(typeChecked, { specFile: spec.file, unchecked });
   files.set(TOOLS_LIST_FILE, renderToolsList(plan));
   files.set(PERMISSIONS_TABLE_FILE, renderPermissionsTable(plan.operations.map((planned) => planned.definition.operation)));
   for (const [profile, file] of Object.entries(PROFILE_FILES) as [ClientSchemaProfile, string][]) files.set(file, renderProfileInputs(plan, profile));
