@@ -79,6 +79,28 @@ function schemaSlots(definition: OperationDefinition): [label: string, schema: J
   return slots;
 }
 
+/**
+ * `schema` as JSON text, but each subschema (by the keywords of src/runtime/tool-schema.ts) as
+ * what `child` makes of it: `hint` says where it sits, for its name.
+ */
+function contentKey(schema: Obj, hint: string, child: (subschema: unknown, hint: string) => string): string {
+  const parts: string[] = [];
+  for (const [key, member] of Object.entries(schema)) {
+    let part: string;
+    if (SCHEMA_MAPS.has(key) && isPlainObject(member)) {
+      part = `{${Object.entries(member).map(([name, subschema]) => `${JSON.stringify(name)}:${child(subschema, name)}`).join(',')}}`;
+    } else if (SCHEMA_VALUES.has(key) && isPlainObject(member)) {
+      part = child(member, `${hint}_${key}`);
+    } else if (SCHEMA_LISTS.has(key) && Array.isArray(member)) {
+      part = `[${member.map((subschema) => child(subschema, `${hint}_${key}`)).join(',')}]`;
+    } else {
+      part = JSON.stringify(member) ?? 'undefined';
+    }
+    parts.push(`${JSON.stringify(key)}:${part}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
 export class SharedSchemas {
   private readonly nodes: Node[] = [];
   private readonly byKey = new Map<string, number>();
@@ -106,7 +128,7 @@ export class SharedSchemas {
     this.nameShared(components);
   }
 
-  /** True when `id` is written once and named. */
+  /** True when `node` is written once, in the shared module, and named. */
   private isShared(node: Node): boolean {
     return node.length >= MIN_SHARED_LENGTH && (node.uses > 1 || node.module !== undefined);
   }
@@ -116,7 +138,7 @@ export class SharedSchemas {
     if (!isPlainObject(value)) return undefined;
     const children = new Map<object, number>();
     let missing = false;
-    const child = (schema: unknown, childHint: string): string => {
+    const key = contentKey(value, hint, (schema, childHint) => {
       const id = missing ? undefined : this.intern(schema, childHint, add);
       if (id === undefined) {
         if (isPlainObject(schema)) missing = true;
@@ -124,23 +146,8 @@ export class SharedSchemas {
       }
       children.set(schema as object, id);
       return `\0${id}\0`;
-    };
-    const parts: string[] = [];
-    for (const [key, member] of Object.entries(value)) {
-      let part: string;
-      if (SCHEMA_MAPS.has(key) && isPlainObject(member)) {
-        part = `{${Object.entries(member).map(([name, schema]) => `${JSON.stringify(name)}:${child(schema, name)}`).join(',')}}`;
-      } else if (SCHEMA_VALUES.has(key) && isPlainObject(member)) {
-        part = child(member, `${hint}_${key}`);
-      } else if (SCHEMA_LISTS.has(key) && Array.isArray(member)) {
-        part = `[${member.map((schema) => child(schema, `${hint}_${key}`)).join(',')}]`;
-      } else {
-        part = JSON.stringify(member) ?? 'undefined';
-      }
-      parts.push(`${JSON.stringify(key)}:${part}`);
-    }
+    });
     if (missing) return undefined;
-    const key = `{${parts.join(',')}}`;
     const known = this.byKey.get(key);
     if (known !== undefined || !add) return known;
     let length = key.length;
