@@ -27,9 +27,12 @@ export function buildSyntheticSpec(operations: number): Record<string, unknown> 
     const ok = (status: string) => ({ [status]: { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/Record' } } } }, default: { $ref: '#/components/responses/Error' } });
     const op = (action: string, method: string, extra: Record<string, unknown>) => {
       count += 1;
+      // Every resource is held as the catalogue's `payables` (src/identity): x-kobana-touches names catalogue kinds only.
+      const read = method === 'get';
       return { operationId: `${res}.${action}`, summary: `${action} ${res}`, description: `Does ${action} on ${res}. Ação de teste.`,
-        security: [{ bearer: [method === 'get' ? `finance.${res}` : `finance.${res}.write`] }],
-        'x-kobana-permission': `${res}.${method === 'get' ? 'view' : 'manage'}`, ...extra };
+        security: [{ bearer: [read ? 'finance.payables' : 'finance.payables.write'] }],
+        'x-kobana-permission': read ? 'payables.view' : 'payables.manage',
+        'x-kobana-touches': { changes: read ? [] : ['payables.manage'], shows: ['payables'] }, ...extra };
     };
     const collection: Record<string, unknown> = {};
     const item: Record<string, unknown> = { parameters: [{ $ref: '#/components/parameters/Id' }] };
@@ -143,7 +146,7 @@ export function writeMultiFileSpec(dir: string, operations: number): { root: str
  * tsc is a waited-for child) and the peak resident memory of its largest process.
  */
 function timeCliWithMemory(args: readonly string[]): { seconds: number; cpuSeconds: number; maxRssMb: number; ok: boolean; summary: string } {
-  const run = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S %M', process.execPath, '--import', 'tsx', 'codegen/cli.ts', ...args], { encoding: 'utf8' });
+  const run = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S %M', process.execPath, '--import', 'tsx', 'codegen/cli.ts', ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }); // thousands of warning lines
   const measured = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(run.stderr ?? '');
   return {
     seconds: Number(measured?.[1] ?? NaN),

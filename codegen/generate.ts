@@ -1,7 +1,8 @@
 /**
  * The pipeline in one call: load → plan → (strict: no warnings) → (handlers: collect and check) →
- * render → type-check (the frames write formatted text: nothing is formatted, emit/check.ts). Pure apart from reading the spec and importing the handler modules;
- * the CLI decides whether to write or compare the result.
+ * render → type-check (nothing is formatted: the frames write formatted text, emit/check.ts). Pure
+ * apart from reading the spec and importing the handler modules; the CLI decides whether to write
+ * or compare the result.
  */
 import { typeCheckOutput } from './emit/check.js';
 import { CodegenError, type SpecWarning } from './errors.js';
