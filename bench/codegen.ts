@@ -1,10 +1,12 @@
 /**
- * Codegen timing: regenerates openapi/v1.yaml, a synthetic 2,000-operation spec and a synthetic
+ * Codegen timing: first the targets of issue 28 (CPU, peak RSS and bytes written for
+ * `--check --strict` on openapi/v1.yaml, GitHub's document and the synthetic 2,000-operation spec);
+ * then regenerates openapi/v1.yaml, a synthetic 2,000-operation spec and a synthetic
  * multi-file document of ~3 MB and 700 operations (issue 16: path items and operations as `$ref`s
  * to other files, schemas in their own files; written to a temp dir) through the real CLI, and
  * prints a table (the multi-file and real-world corpus rows with the CLI's CPU time and peak RSS). A script, not a test
  * (docs/architecture.md#conventions).
- * Usage: node --import tsx bench/codegen.ts [--operations 2000] [--multi-file-operations 700] [--only multi-file|corpus]
+ * Usage: node --import tsx bench/codegen.ts [--operations 2000] [--multi-file-operations 700] [--only targets|multi-file|corpus]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -26,9 +28,12 @@ export function buildSyntheticSpec(operations: number): Record<string, unknown> 
     const ok = (status: string) => ({ [status]: { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/Record' } } } }, default: { $ref: '#/components/responses/Error' } });
     const op = (action: string, method: string, extra: Record<string, unknown>) => {
       count += 1;
+      // Every resource is held as the catalogue's `payables` (src/identity): x-kobana-touches names catalogue kinds only.
+      const read = method === 'get';
       return { operationId: `${res}.${action}`, summary: `${action} ${res}`, description: `Does ${action} on ${res}. Ação de teste.`,
-        security: [{ bearer: [method === 'get' ? `finance.${res}` : `finance.${res}.write`] }],
-        'x-kobana-permission': `${res}.${method === 'get' ? 'view' : 'manage'}`, ...extra };
+        security: [{ bearer: [read ? 'finance.payables' : 'finance.payables.write'] }],
+        'x-kobana-permission': read ? 'payables.view' : 'payables.manage',
+        'x-kobana-touches': { changes: read ? [] : ['payables.manage'], shows: ['payables'] }, ...extra };
     };
     const collection: Record<string, unknown> = {};
     const item: Record<string, unknown> = { parameters: [{ $ref: '#/components/parameters/Id' }] };
@@ -137,9 +142,12 @@ export function writeMultiFileSpec(dir: string, operations: number): { root: str
   return { root: path.join(dir, 'openapi.yaml'), bytes };
 }
 
-/** The CLI under /usr/bin/time: wall time, CPU time (user + system) and the process's peak resident memory. */
-function timeCliWithMemory(spec: string, out: string): { seconds: number; cpuSeconds: number; maxRssMb: number; ok: boolean; summary: string } {
-  const run = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S %M', process.execPath, '--import', 'tsx', 'codegen/cli.ts', '--spec', spec, '--out', out], { encoding: 'utf8' });
+/**
+ * The CLI under /usr/bin/time: wall time, CPU time (user + system, the process tree: the type-check's
+ * tsc is a waited-for child) and the peak resident memory of its largest process.
+ */
+function timeCliWithMemory(args: readonly string[]): { seconds: number; cpuSeconds: number; maxRssMb: number; ok: boolean; summary: string } {
+  const run = spawnSync('/usr/bin/time', ['-f', 'TIME %e %U %S %M', process.execPath, '--import', 'tsx', 'codegen/cli.ts', ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }); // thousands of warning lines
   const measured = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(run.stderr ?? '');
   return {
     seconds: Number(measured?.[1] ?? NaN),
@@ -166,6 +174,45 @@ async function timeInProcess(spec: string, typeCheck: boolean): Promise<{ wallMs
   return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };
 }
 
+/** GitHub's REST description (a dev dependency, issue 28.5): ~1,100 operations, 13 MB of JSON. */
+const GITHUB_DOCUMENT = 'node_modules/@octokit/openapi/generated/api.github.com.json';
+
+/** Bytes under `folder`: every file, and the TypeScript modules alone. */
+function folderBytes(folder: string): { all: number; typescript: number } {
+  let all = 0;
+  let typescript = 0;
+  for (const relative of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
+    const stats = statSync(path.join(folder, relative));
+    if (!stats.isFile()) continue;
+    all += stats.size;
+    if (relative.endsWith('.ts')) typescript += stats.size;
+  }
+  return { all, typescript };
+}
+
+/**
+ * The targets of issue 28 (bench/README.md#codegen): `npm run generate -- --check --strict` on our
+ * contract (≤ 2 s of CPU), GitHub's document and the synthetic 2,000-operation one (≤ 20 s, ≤ 800 MB).
+ */
+function targetRows(dir: string, operations: number): void {
+  const synthetic = path.join(dir, 'targets-synthetic.yaml');
+  writeFileSync(synthetic, stringify(buildSyntheticSpec(operations)));
+  const rows: Array<[label: string, args: string[], out: string]> = [
+    ['openapi/v1.yaml, `--check --strict`', ['--check', '--strict'], 'generated'],
+    ...(existsSync(GITHUB_DOCUMENT) ? [['GitHub REST (@octokit/openapi)', ['--spec', GITHUB_DOCUMENT, '--out', path.join(dir, 'github')], path.join(dir, 'github')] as [string, string[], string]] : []),
+    [`synthetic, ${operations} operations`, ['--spec', synthetic, '--out', path.join(dir, 'targets-synthetic')], path.join(dir, 'targets-synthetic')],
+  ];
+  console.log('| document | CPU (user + system) | peak RSS | wall | TypeScript written | all files | output |');
+  console.log('|---|---:|---:|---:|---:|---:|---|');
+  for (const [label, args, out] of rows) {
+    const measured = timeCliWithMemory(args);
+    const bytes = existsSync(out) ? folderBytes(out) : { all: NaN, typescript: NaN };
+    const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
+    console.log(`| ${label} | ${measured.cpuSeconds.toFixed(2)} s | ${measured.maxRssMb.toFixed(0)} MB | ${measured.ok ? `${measured.seconds.toFixed(2)} s` : 'FAILED'} | ${mb(bytes.typescript)} | ${mb(bytes.all)} | ${measured.summary.replace(/ into \S+/, '').replace(/\|/g, '/')} |`);
+  }
+  console.log('');
+}
+
 function readdirCount(folder: string): number {
   return existsSync(folder) && statSync(folder).isDirectory() ? readdirSync(folder).length : 0;
 }
@@ -182,10 +229,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kobana-codegen-bench-'));
   try {
     console.log(`load average before: ${loadavg().map((n) => n.toFixed(2)).join(' ')} (${cpus().length} CPUs, Node ${process.version})`);
+    if (values.only === undefined || values.only === 'targets') targetRows(dir, operations);
+    if (values.only === 'targets') return;
     console.log('| spec | `npm run generate` wall (type-check on, incl. start-up) | CPU (user + system) | peak RSS | output |');
     console.log('|---|---|---|---|---|');
     const row = (label: string, spec: string, out: string): void => {
-      const measured = timeCliWithMemory(spec, out);
+      const measured = timeCliWithMemory(['--spec', spec, '--out', out]);
       console.log(`| ${label} | ${measured.ok ? `${measured.seconds.toFixed(2)} s` : 'FAILED'} | ${measured.cpuSeconds.toFixed(2)} s | ${measured.maxRssMb.toFixed(0)} MB | ${measured.summary.replace(/ into \S+/, '').replace(/\|/g, '/')} |`);
     };
     if (values.only === undefined || values.only === 'multi-file') {
@@ -204,7 +253,7 @@ async function main(): Promise<void> {
     const specs: Array<[string, string]> = [];
     if (existsSync('openapi/v1.yaml')) specs.push(['openapi/v1.yaml', 'openapi/v1.yaml']);
     specs.push([`synthetic, ${operations} operations`, synthetic]);
-    // Warm the module cache (ts-morph, swagger-parser) so in-process rows measure generation only.
+    // Warm the module cache (swagger-parser, handlebars) so in-process rows measure generation only (in-process CPU leaves out the type-check's tsc child).
     await timeInProcess(specs[0]![1], false);
     console.log('| spec | type-check | `npm run generate` wall (incl. start-up) | in-process wall | in-process CPU | output |');
     console.log('|---|---|---|---|---|---|');

@@ -1,17 +1,19 @@
 /**
  * The pipeline in one call, as phases (progress.ts reports each): load → plan (arguments of no
  * value pruned) → render → check (handlers, what each client profile can represent, every tool
- * schema compiled by the runtime's ajv, warnings under `strict`) → format → type-check. Every
- * failure of the document is found by the end of check, before the expensive phases start. Pure
+ * schema compiled by the runtime's ajv, warnings under `strict`) → format (nothing: the frames
+ * write formatted text, emit/check.ts) → type-check. Every failure of the document is found by
+ * the end of check, before the expensive phases start. Pure
  * apart from reading the spec and importing the handler modules; the CLI decides whether to
  * write or compare the result (the write phase).
  */
-import { formatOutput, typeCheckOutput } from './emit/check.js';
+import { typeCheckOutput } from './emit/check.js';
 import { CodegenError, operationPointer, type SpecWarning } from './errors.js';
-import { HANDLERS_FILE, REGISTRY_FILE, renderHandlers, renderPlan } from './emit/render.js';
+import { HANDLERS_FILE, renderHandlers, renderPlan, type RenderedPlan } from './emit/render.js';
 import { checkHandlers, collectHandlers } from './handlers.js';
 import { loadSpec } from './load-spec.js';
 import { planSpec, type SpecPlan } from './plan-spec.js';
+import { isPlainObject } from '../src/runtime/values.js';
 import { PERMISSIONS_TABLE_FILE, renderPermissionsTable } from './emit/permissions-table.js';
 import { checkProfiles, PROFILE_EXCLUSIONS_FILE, renderProfileExclusions, renderProfileInputs, type ProfileCheck } from './profile-check.js';
 import { count, silentProgress, type Progress } from './progress.js';
@@ -67,14 +69,18 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
   const spec = await progress.phase('load', () => loadSpec(specFile), (loaded) => `1 document, ${count(loaded.fileCount, 'file')}`);
   const { plan, warnings: pruned } = await progress.phase('plan', () => pruneUnsatisfiable(planSpec(spec, { ...(options.today === undefined ? {} : { today: options.today }) })),
     (planned) => `${count(planned.plan.operations.length, 'operation')}, ${count(planned.plan.tools.length, 'tool')}`);
-  const rendered = await progress.phase('render', () => renderPlan(plan), (files) => `${count(files.size, 'file')}, ${megabytes(files)}`);
+  const { components } = spec.document;
+  const schemas = isPlainObject(components) && isPlainObject(components.schemas) ? components.schemas : undefined;
+  const rendered = await progress.phase('render', () => renderPlan(plan, schemas), ({ files }) => `${count(files.size, 'file')}, ${megabytes(files)}`);
   const checked = await progress.phase('check', (update) => check(plan, rendered, [...spec.warnings, ...plan.warnings, ...pruned], options, update),
     ({ profiles, warnings }) => `${count(plan.tools.length, 'tool')} compiled, left out of openai: ${profiles.excluded.openai.length}, of gemini: ${profiles.excluded.gemini.length}, ${count(warnings.length, 'warning')}`);
-  const files = await progress.phase('format', () => formatOutput(rendered), (formatted) => count(formatted.size, 'file'));
+  // The frames write formatted text (test/codegen/shared-schemas.test.ts: the formatter changes no byte of it).
+  await progress.phase('format', () => undefined, () => 'nothing to format: the frames write formatted text');
   if (options.typeCheck ?? true) {
-    const checkedFiles = files.size - checked.unchecked.size;
-    await progress.phase('type-check', () => typeCheckOutput(files, { specFile: spec.file, unchecked: checked.unchecked }), () => count(checkedFiles, 'file'));
+    const typeChecked = [...rendered.typeChecked.keys()].filter((relative) => !checked.unchecked.has(relative)).length;
+    await progress.phase('type-check', () => typeCheckOutput(rendered.typeChecked, { specFile: spec.file, unchecked: checked.unchecked }), () => count(typeChecked, 'file'));
   }
+  const { files } = rendered;
   files.set(TOOLS_LIST_FILE, renderToolsList(plan));
   // What the change report needs besides the list (codegen/surface/review.ts).
   files.set(REVIEW_FILE, renderReview(plan));
@@ -96,20 +102,20 @@ interface Checked {
  * exclusion list joins them too), every tool schema compiled, and — under `strict` — every
  * warning; the compile failures and the strict warnings are thrown together.
  */
-async function check(plan: SpecPlan, rendered: Map<string, string>, found: readonly SpecWarning[], options: GenerateOptions, update: (counts: string) => void): Promise<Checked> {
-  // The registry runs the views of src/runtime/views.ts, which the in-memory check does not load
-  // (see emit/check.ts); `tsc -p tsconfig.json` checks it with them. Its data are the operation modules.
-  const unchecked = new Set([REGISTRY_FILE]);
+async function check(plan: SpecPlan, rendered: RenderedPlan, found: readonly SpecWarning[], options: GenerateOptions, update: (counts: string) => void): Promise<Checked> {
+  const unchecked = new Set<string>();
   if (options.handlers) {
     const modules = await collectHandlers(options.handlers.dir);
     checkHandlers(plan, modules);
-    rendered.set(HANDLERS_FILE, renderHandlers(plan, modules, options.handlers.outDir, options.handlers.dir));
+    rendered.files.set(HANDLERS_FILE, renderHandlers(plan, modules, options.handlers.outDir, options.handlers.dir));
     // It imports the application's modules; `tsc -p tsconfig.json` checks it with them.
     unchecked.add(HANDLERS_FILE);
   }
   update('client profiles');
   const profiles = checkProfiles(plan);
-  rendered.set(PROFILE_EXCLUSIONS_FILE, renderProfileExclusions(plan, profiles));
+  const exclusions = renderProfileExclusions(plan, profiles);
+  rendered.files.set(PROFILE_EXCLUSIONS_FILE, exclusions);
+  rendered.typeChecked.set(PROFILE_EXCLUSIONS_FILE, exclusions);
   const errors = compileToolSchemas(plan, update);
   const warnings = [...found, ...profiles.warnings];
   if (options.strict) errors.push(...warnings.map((w) => new CodegenError('STRICT', w.file, w.pointer, `${w.detail} [${w.rule}; not allowed with --strict]`)));

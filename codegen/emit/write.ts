@@ -4,7 +4,6 @@
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { OPERATIONS_DIR } from './render.js';
 
 export interface CheckResult {
   readonly changed: string[];
@@ -23,8 +22,8 @@ function listGenerated(outDir: string): string[] {
 
 /** Writes every file (only when its content changed) and removes stale `*.gen.ts` files. */
 export function writeOutput(outDir: string, files: ReadonlyMap<string, string>): { written: number; removed: number } {
-  mkdirSync(path.join(outDir, OPERATIONS_DIR), { recursive: true });
   let written = 0;
+  for (const folder of new Set([...files.keys()].map((relative) => path.dirname(path.join(outDir, relative))))) mkdirSync(folder, { recursive: true });
   for (const [relative, text] of files) {
     const target = path.join(outDir, relative);
     if (existsSync(target) && readFileSync(target, 'utf8') === text) continue;

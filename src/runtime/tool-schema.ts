@@ -29,10 +29,13 @@ export const SHARED_ARGUMENT_TEXTS = {
   filters: 'All must match.',
 } as const;
 
-/** Keywords that hold subschemas, by shape; everything else is copied as data (enum, const, default). */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const SCHEMA_VALUES = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']);
-const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
+/**
+ * Keywords that hold subschemas, by shape; everything else is data (enum, const, default). The
+ * generator's shared schemas (codegen/emit/shared-schemas.ts) walk schemas by the same keywords.
+ */
+export const SCHEMA_MAPS: ReadonlySet<string> = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+export const SCHEMA_VALUES: ReadonlySet<string> = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']);
+export const SCHEMA_LISTS: ReadonlySet<string> = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
 /** Never part of a tool's schemas: examples (data that only costs tokens) and comments. */
 const NOT_FOR_TOOLS: ReadonlySet<string> = new Set(['examples', 'example', '$comment']);
 /** Checked by the server, not shown: bounds a model rarely needs to plan a call (see the header). */

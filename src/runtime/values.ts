@@ -14,3 +14,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(text: unknown): text is string {
   return typeof text === 'string' && UUID.test(text);
 }
+
+/**
+ * Freezes `value` and every object below it (stopping at objects already frozen), and returns it:
+ * the generated operations share their schemas (generated/definitions/schemas.gen.ts), and frozen
+ * none can be changed through one of them — a write throws instead of changing every other.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const member of Object.values(value)) deepFreeze(member);
+  return value;
+}

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { CodegenError } from '../../codegen/errors.js';
 import { generate } from '../../codegen/generate.js';
 import { writeOutput } from '../../codegen/emit/write.js';
-import { assertTypeChecks } from '../../codegen/emit/check.js';
+import { typeCheckOutput } from '../../codegen/emit/check.js';
 import { NO_PERMISSION } from '../../src/identity/permissions.js';
 import type { OperationDefinition, ToolDefinition } from '../../src/runtime/types.js';
 import { FIXTURES, makeTempDir, MINI_SPEC, readYaml, walkSchema, writeSpec, type Doc } from './support.js';
@@ -160,19 +160,30 @@ describe('generate() on the Kobana fixture spec', function () {
     expect(result.plan.resourceTemplates.map((t) => [t.uriTemplate, t.name])).to.deep.equal([['kobana://finance/payables/{id}', 'finance_payables_get']]);
   });
 
-  it('type-checks the output against src/runtime/types.ts (a wrong value fails the build)', async () => {
-    const morph = await import('ts-morph');
-    // The registry runs src/runtime/views.ts and is left to `tsc -p tsconfig.json` (generate.ts); the data modules are checked here.
-    // Only the TypeScript modules: permissions.gen.md is a document, not code.
-    const data = new Map([...result.files].filter(([relative]) => relative !== 'registry.gen.ts' && !relative.endsWith('.md')));
-    const broken = new Map(data);
-    const list = broken.get('operations/payables_list.gen.ts') ?? '';
-    for (const [from, to] of [['"readOnly": true', '"readOnly": "yes"'], ['"operators": [\n', '"operators": ["like", '], ['"method": "GET"', '"method": "HEAD"']]) {
-      expect(list, from).to.include(from);
-      broken.set('operations/payables_list.gen.ts', list.replace(from!, to!));
-      expect(() => assertTypeChecks(morph, broken, 'spec.yaml'), to).to.throw(CodegenError, /does not type-check/);
+  it('type-checks the output against src/runtime (a wrong value, a broken frame, import or registry fails the build)', async () => {
+    // Only the TypeScript modules (permissions.gen.md and the review copies are documents).
+    const code = new Map([...result.files].filter(([relative]) => relative.endsWith('.ts')));
+    expect([...code.keys()]).to.include.members(['registry.gen.ts', 'definitions/schemas.gen.ts', 'operations/payables_list.gen.ts']);
+    const firstSchema = /^export const (schema_\w+): JsonSchema = /m.exec(code.get('definitions/schemas.gen.ts') ?? '')?.[0] ?? '';
+    expect(firstSchema).to.not.equal('');
+    const breaks: [file: string, from: string, to: string][] = [
+      ['operations/payables_list.gen.ts', '"readOnly": true', '"readOnly": "yes"'],
+      ['operations/payables_list.gen.ts', '"operators": [\n', '"operators": ["like", '],
+      ['operations/payables_list.gen.ts', '"method": "GET"', '"method": "HEAD"'],
+      // A frame naming a shared schema the shared module does not export.
+      ['operations/payables_list.gen.ts', "} from '../definitions/schemas.gen.js';", "  schema_nowhere,\n} from '../definitions/schemas.gen.js';"],
+      // The shared module's structure: an export that is not a schema.
+      ['definitions/schemas.gen.ts', firstSchema, `${firstSchema}"not a schema" ?? `],
+      ['registry.gen.ts', 'buildViews(operations)', 'buildViews(operation_payables_list)'],
+    ];
+    for (const [file, from, to] of breaks) {
+      const text = code.get(file) ?? '';
+      expect(text, from).to.include(from);
+      const failure = await typeCheckOutput(new Map(code).set(file, text.replace(from, to)), { specFile: 'spec.yaml' }).then(() => null, (error: unknown) => error);
+      expect(failure, to).to.be.instanceOf(CodegenError);
+      expect((failure as CodegenError).message, to).to.match(/does not type-check/);
     }
-    expect(() => assertTypeChecks(morph, data, 'spec.yaml')).to.not.throw();
+    await typeCheckOutput(code, { specFile: 'spec.yaml' });
   });
 
   it('is deterministic: two runs produce identical files', async () => {
