@@ -129,7 +129,7 @@ async function check(plan: SpecPlan, rendered: RenderedPlan, found: readonly Spe
  * itself compiles only at first use (src/api/validation.ts): nothing uncompilable is written.
  */
 function compileToolSchemas(plan: SpecPlan, update: (counts: string) => void): CodegenError[] {
-  const ajv = createAjv({ quiet: true });
+  const ajv = createAjv({ quiet: true, checkOnly: true });
   const errors: CodegenError[] = [];
   for (const [index, tool] of plan.tools.entries()) {
     if (index % 50 === 0) update(`compiling tool schemas, ${index}/${plan.tools.length}`);
