@@ -15,8 +15,6 @@ export type CodegenErrorCode =
   | 'UNKNOWN_HANDLER'
   | 'INVALID_HANDLER'
   | 'TYPE_CHECK'
-  /** A tool schema the runtime's ajv cannot compile (the check phase compiles every one before anything is written). */
-  | 'INVALID_SCHEMA'
   /** A warning (see SpecWarning) under `--strict`. */
   | 'STRICT';
 
@@ -57,6 +55,8 @@ export type SpecWarningRule =
   | 'EMPTY_ENUM'
   /** A tool a client schema profile cannot represent: left out of that profile's view (profile-check.ts). */
   | 'PROFILE_EXCLUDED'
+  /** A tool whose schemas the runtime's ajv cannot compile (an invalid `pattern`…): the tool is excluded (generate.ts, check phase). */
+  | 'UNCOMPILABLE_SCHEMA'
   /** A former tool name (`x-mcp.aliases`) past its `until` date (codegen/surface/aliases.ts). */
   | 'EXPIRED_ALIAS';
 

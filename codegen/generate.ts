@@ -14,6 +14,7 @@ import { checkHandlers, collectHandlers } from './handlers.js';
 import { loadSpec } from './load-spec.js';
 import { planSpec, type SpecPlan } from './plan-spec.js';
 import { isPlainObject } from '../src/runtime/values.js';
+import { buildViews } from '../src/runtime/views.js';
 import { PERMISSIONS_TABLE_FILE, renderPermissionsTable } from './emit/permissions-table.js';
 import { checkProfiles, PROFILE_EXCLUSIONS_FILE, renderProfileExclusions, renderProfileInputs, type ProfileCheck } from './profile-check.js';
 import { count, silentProgress, type Progress } from './progress.js';
@@ -71,9 +72,10 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
     (planned) => `${count(planned.plan.operations.length, 'operation')}, ${count(planned.plan.tools.length, 'tool')}`);
   const { components } = spec.document;
   const schemas = isPlainObject(components) && isPlainObject(components.schemas) ? components.schemas : undefined;
-  const rendered = await progress.phase('render', () => renderPlan(plan, schemas), ({ files }) => `${count(files.size, 'file')}, ${megabytes(files)}`);
-  const checked = await progress.phase('check', (update) => check(plan, rendered, [...spec.warnings, ...plan.warnings, ...pruned], options, update),
-    ({ profiles, warnings }) => `${count(plan.tools.length, 'tool')} compiled, left out of openai: ${profiles.excluded.openai.length}, of gemini: ${profiles.excluded.gemini.length}, ${count(warnings.length, 'warning')}`);
+  const first = await progress.phase('render', () => renderPlan(plan, schemas), ({ files }) => `${count(files.size, 'file')}, ${megabytes(files)}`);
+  const checked = await progress.phase('check', (update) => check({ plan, rendered: first, render: (fewer) => renderPlan(fewer, schemas) }, [...spec.warnings, ...plan.warnings, ...pruned], options, update),
+    ({ plan: kept, profiles, warnings, uncompilable }) => `${count(kept.tools.length + uncompilable, 'tool')} compiled${uncompilable > 0 ? ` (${uncompilable} excluded)` : ''}, left out of openai: ${profiles.excluded.openai.length}, of gemini: ${profiles.excluded.gemini.length}, ${count(warnings.length, 'warning')}`);
+  const { rendered } = checked;
   // The frames write formatted text (test/codegen/shared-schemas.test.ts: the formatter changes no byte of it).
   await progress.phase('format', () => undefined, () => 'nothing to format: the frames write formatted text');
   if (options.typeCheck ?? true) {
@@ -81,28 +83,44 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
     await progress.phase('type-check', () => typeCheckOutput(rendered.typeChecked, { specFile: spec.file, unchecked: checked.unchecked }), () => count(typeChecked, 'file'));
   }
   const { files } = rendered;
-  files.set(TOOLS_LIST_FILE, renderToolsList(plan));
+  const final = checked.plan;
+  files.set(TOOLS_LIST_FILE, renderToolsList(final));
   // What the change report needs besides the list (codegen/surface/review.ts).
-  files.set(REVIEW_FILE, renderReview(plan));
-  files.set(PERMISSIONS_TABLE_FILE, renderPermissionsTable(plan.operations.map((planned) => planned.definition.operation)));
+  files.set(REVIEW_FILE, renderReview(final));
+  files.set(PERMISSIONS_TABLE_FILE, renderPermissionsTable(final.operations.map((planned) => planned.definition.operation)));
   for (const [file, text] of renderProfileInputs(checked.profiles)) files.set(file, text);
-  return { plan, files, warnings: checked.warnings, profileExclusions: checked.profiles.excluded };
+  return { plan: final, files, warnings: checked.warnings, profileExclusions: checked.profiles.excluded };
 }
 
 interface Checked {
+  /** The plan without the tools whose schemas do not compile, and its rendering. */
+  readonly plan: SpecPlan;
+  readonly rendered: RenderedPlan;
+  /** How many tools were excluded because ajv cannot compile their schemas. */
+  readonly uncompilable: number;
   readonly profiles: ProfileCheck;
   readonly warnings: readonly SpecWarning[];
   /** Rendered files the in-memory type-check leaves to `tsc -p tsconfig.json`. */
   readonly unchecked: ReadonlySet<string>;
 }
 
+/** The plan being checked, its rendering, and how to render it again with fewer tools. */
+interface Checking {
+  readonly plan: SpecPlan;
+  readonly rendered: RenderedPlan;
+  readonly render: (plan: SpecPlan) => RenderedPlan;
+}
+
 /**
- * Everything that can be wrong with the document, found before anything is formatted: the
- * handlers (their table joins the rendered files), what each client profile can represent (the
- * exclusion list joins them too), every tool schema compiled, and — under `strict` — every
- * warning; the compile failures and the strict warnings are thrown together.
+ * Everything that can be wrong with the document, found before anything is formatted: every tool
+ * schema compiled (a tool whose schemas the server could not compile is excluded, and the plan
+ * rendered again without it), the handlers (their table joins the rendered files), what each client
+ * profile can represent (the exclusion list joins them too), and — under `strict` — every warning.
  */
-async function check(plan: SpecPlan, rendered: RenderedPlan, found: readonly SpecWarning[], options: GenerateOptions, update: (counts: string) => void): Promise<Checked> {
+async function check(checking: Checking, found: readonly SpecWarning[], options: GenerateOptions, update: (counts: string) => void): Promise<Checked> {
+  const failures = compileToolSchemas(checking.plan, update);
+  const plan = failures.length === 0 ? checking.plan : excludeTools(checking.plan, new Set(failures.map((failure) => failure.tool)));
+  const rendered = failures.length === 0 ? checking.rendered : checking.render(plan);
   const unchecked = new Set<string>();
   if (options.handlers) {
     const modules = await collectHandlers(options.handlers.dir);
@@ -116,21 +134,29 @@ async function check(plan: SpecPlan, rendered: RenderedPlan, found: readonly Spe
   const exclusions = renderProfileExclusions(plan, profiles);
   rendered.files.set(PROFILE_EXCLUSIONS_FILE, exclusions);
   rendered.typeChecked.set(PROFILE_EXCLUSIONS_FILE, exclusions);
-  const errors = compileToolSchemas(plan, update);
-  const warnings = [...found, ...profiles.warnings];
-  if (options.strict) errors.push(...warnings.map((w) => new CodegenError('STRICT', w.file, w.pointer, `${w.detail} [${w.rule}; not allowed with --strict]`)));
-  if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} problems`);
-  return { profiles, warnings, unchecked };
+  const warnings = [...found, ...failures.map((failure) => failure.warning), ...profiles.warnings];
+  if (options.strict) {
+    const errors = warnings.map((w) => new CodegenError('STRICT', w.file, w.pointer, `${w.detail} [${w.rule}; not allowed with --strict]`));
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} problems`);
+  }
+  return { plan, rendered, uncompilable: new Set(failures.map((failure) => failure.tool)).size, profiles, warnings, unchecked };
+}
+
+interface CompileFailure {
+  readonly tool: string;
+  readonly warning: SpecWarning;
 }
 
 /**
  * Every tool's schemas compiled with the runtime's ajv (src/runtime/ajv.ts), which the server
- * itself compiles only at first use (src/api/validation.ts): nothing uncompilable is written.
+ * itself compiles only at first use (src/api/validation.ts): nothing uncompilable is written. A
+ * schema ajv refuses (most often a `pattern` that is no ECMAScript regular expression with the `u`
+ * flag, `^[a-z\:]+$`) makes its tool an UNCOMPILABLE_SCHEMA warning, and the tool is excluded.
  */
-function compileToolSchemas(plan: SpecPlan, update: (counts: string) => void): CodegenError[] {
+function compileToolSchemas(plan: SpecPlan, update: (counts: string) => void): CompileFailure[] {
   const ajv = createAjv({ quiet: true, checkOnly: true });
-  const errors: CodegenError[] = [];
+  const failures: CompileFailure[] = [];
   for (const [index, tool] of plan.tools.entries()) {
     if (index % 50 === 0) update(`compiling tool schemas, ${index}/${plan.tools.length}`);
     for (const [which, schema] of [['inputSchema', tool.inputSchema], ['argument schema', tool.argumentSchema]] as const) {
@@ -138,11 +164,20 @@ function compileToolSchemas(plan: SpecPlan, update: (counts: string) => void): C
         ajv.compile(schema);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        errors.push(new CodegenError('INVALID_SCHEMA', plan.file, operationPointer(tool.operation), `the ${which} of tool ${tool.name} does not compile: ${reason}`));
+        failures.push({ tool: tool.name, warning: { rule: 'UNCOMPILABLE_SCHEMA', file: plan.file, pointer: operationPointer(tool.operation),
+          detail: `the ${which} of tool ${tool.name} does not compile (${reason}); the tool is excluded (its REST route stays)` } });
+        break;
       }
     }
   }
-  return errors;
+  return failures;
+}
+
+/** The plan with the named tools excluded (their operations and routes stay). */
+function excludeTools(plan: SpecPlan, names: ReadonlySet<string>): SpecPlan {
+  const operations = plan.operations.map((planned) => (planned.definition.toolName !== null && names.has(planned.definition.toolName)
+    ? { ...planned, definition: { ...planned.definition, toolName: null } } : planned));
+  return { ...plan, operations, ...buildViews(operations.map((planned) => planned.definition)) };
 }
 
 function megabytes(files: ReadonlyMap<string, string>): string {

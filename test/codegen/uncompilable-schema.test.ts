@@ -1,0 +1,55 @@
+/**
+ * A tool whose schemas the server's ajv cannot compile (issue 28: every inputSchema written
+ * compiles). The case met in the public corpus is a `pattern` that is an ECMAScript regular
+ * expression without the `u` flag but not with it (`\:` is an invalid escape under `u`, which ajv
+ * uses): DigitalOcean's tag names. The tool is excluded with an UNCOMPILABLE_SCHEMA warning naming
+ * it, the schema and ajv's reason; the other tools and every route stay; `--strict` makes it an
+ * error, reported before the format and type-check phases.
+ */
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { generate } from '../../codegen/generate.js';
+import { createAjv } from '../../src/runtime/ajv.js';
+import { makeTempDir, REPO_ROOT } from './support.js';
+
+const SPEC = path.join(REPO_ROOT, 'test/fixtures/codegen-robust/uncompilable-pattern.yaml');
+
+describe('a tool whose schema the server cannot compile', function () {
+  this.timeout(60_000);
+
+  it('is excluded with a warning naming the tool, the schema and the reason; the rest is generated and compiles', async () => {
+    const result = await generate(SPEC, { typeCheck: false });
+    const warnings = result.warnings.filter((w) => w.rule === 'UNCOMPILABLE_SCHEMA');
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]!.pointer).to.equal('#/paths/~1tags/post');
+    expect(warnings[0]!.detail).to.match(/^the argument schema of tool create_tag does not compile \(Invalid regular expression: .*Invalid escape\); the tool is excluded \(its REST route stays\)$/);
+    expect(result.plan.tools.map((tool) => tool.name)).to.deep.equal(['list_tags']);
+    expect(result.plan.routes.map((route) => `${route.operation.method} ${route.operation.path}`).sort()).to.deep.equal(['GET /tags', 'POST /tags']);
+    const listed = JSON.parse(result.files.get('tools-list.gen.json')!) as { name: string; inputSchema: object }[];
+    expect(listed.map((tool) => tool.name)).to.deep.equal(['list_tags']);
+    const ajv = createAjv({ quiet: true });
+    expect(listed).to.not.be.empty;
+    for (const tool of listed) expect(() => ajv.compile(tool.inputSchema), tool.name).to.not.throw();
+    // The excluded operation's module says so: no tool name, its route kept.
+    const module = [...result.files].find(([file]) => file.startsWith('operations/create_tag'))?.[1] ?? '';
+    expect(module).to.contain('"toolName": null');
+  });
+
+  it('fails --strict from the command line before the format and type-check phases, writing nothing', () => {
+    const out = makeTempDir('kobana-uncompilable-');
+    try {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'codegen/cli.ts', '--spec', SPEC, '--out', path.join(out, 'generated'), '--strict'], { cwd: REPO_ROOT, encoding: 'utf8' });
+      expect(run.status, run.stderr).to.equal(1);
+      const lines = run.stderr.split('\n');
+      const failed = lines.indexOf('phase check: failed');
+      expect(failed, run.stderr).to.be.greaterThan(0);
+      expect(lines.slice(0, failed).some((line) => /^phase (format|type-check|write)/.test(line)), run.stderr).to.equal(false);
+      expect(run.stderr).to.contain('[UNCOMPILABLE_SCHEMA; not allowed with --strict]');
+      expect(existsSync(path.join(out, 'generated', 'tools-list.gen.json'))).to.equal(false);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
