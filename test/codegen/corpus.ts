@@ -90,7 +90,10 @@ export const CORPUS: readonly CorpusDocument[] = [
   },
   {
     name: 'digitalocean', source: directory('digitalocean.com.json'), format: '3.0',
-    operations: 290, excluded: {}, covers: ['discriminators'], licence: 'Apache 2.0', run: 'soak',
+    operations: 290,
+    excluded: Object.fromEntries(['POST /v2/tags', 'GET /v2/tags/{tag_id}', 'DELETE /v2/tags/{tag_id}', 'POST /v2/tags/{tag_id}/resources', 'DELETE /v2/tags/{tag_id}/resources']
+      .map((operation) => [operation, 'its tag-name pattern ^[a-zA-Z0-9_\\-\\:]+$ is no regular expression under the u flag the server compiles with (UNCOMPILABLE_SCHEMA)'])),
+    covers: ['discriminators'], licence: 'Apache 2.0', run: 'soak',
   },
   {
     name: 'jira', source: directory('atlassian.com/jira.json'), format: '3.0',
