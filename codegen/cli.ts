@@ -86,6 +86,8 @@ runCli(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof CodegenError) process.stderr.write(`error: ${error.message}\n`);
     else if (error instanceof AggregateError) for (const each of error.errors) process.stderr.write(`error: ${each instanceof Error ? each.message : String(each)}\n`);
+    // A schema nested thousands of levels deep exhausts the stack in a recursive step; say what that means.
+    else if (error instanceof RangeError && /call stack/i.test(error.message)) process.stderr.write(`error: the document nests deeper than the generator can follow (${error.message}); the phase that failed is named above\n`);
     else process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   },

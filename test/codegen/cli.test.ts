@@ -192,4 +192,20 @@ describe('codegen/cli.ts (npm run generate)', function () {
     expect(run.status).to.equal(1);
     expect(run.stderr).to.match(/^error: /);
   });
+
+  it('says what a stack overflow means on a schema nested thousands of levels deep, one line, no stack trace', () => {
+    const dir = makeTempDir('kobana-deep-');
+    try {
+      let schema = '{"type":"string"}';
+      for (let level = 0; level < 5_000; level += 1) schema = `{"type":"object","properties":{"a":${schema}}}`;
+      const specFile = path.join(dir, 'deep.json');
+      writeFileSync(specFile, `{"openapi":"3.1.0","info":{"title":"deep","version":"1"},"paths":{"/x":{"post":{"operationId":"deep","requestBody":{"required":true,"content":{"application/json":{"schema":${schema}}}},"responses":{"204":{"description":"ok"}}}}}}`);
+      const run = runCli(['--spec', specFile, '--out', path.join(dir, 'out')]);
+      expect(run.status).to.equal(1);
+      expect(run.stderr).to.contain('phase load: failed\nerror: the document nests deeper than the generator can follow (Maximum call stack size exceeded)');
+      expect(run.stderr).to.not.match(/\n\s+at /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
