@@ -1,0 +1,45 @@
+/**
+ * The change report against what a hostile or odd document, or an odd base, can do to it (review of
+ * issue 28.6): spec texts cannot forge Markdown in a pull-request comment, an alias cannot launder an
+ * unrelated removal, an acknowledgement counts only against a base that can show it is new, values
+ * are compared as JSON, a malformed or future review copy is "no review copy", shared definitions are
+ * compared once, and the classes of outputs and defaults.
+ */
+import { expect } from 'chai';
+import { compareSurfaces } from '../../codegen/surface/diff.js';
+import { formatReport } from '../../codegen/surface/format.js';
+import { readSurface, type ListedTool } from '../../codegen/surface/surface.js';
+
+const tool = (name: string, outputSchema: object, inputSchema: object = { type: 'object' }): ListedTool => ({ name, description: 'd', inputSchema, outputSchema } as ListedTool);
+const side = (label: string, tools: readonly ListedTool[], review?: unknown): ReturnType<typeof readSurface> =>
+  readSurface(label, JSON.stringify(tools), review === undefined ? undefined : JSON.stringify(review));
+
+/** The cells of a GFM table row as cmark-gfm splits it: at every `|` not escaped by a backslash. */
+function cells(row: string): string[] {
+  const found: string[] = [];
+  let current = '';
+  for (let i = 0; i < row.length; i += 1) {
+    if (row[i] === '\\' && i + 1 < row.length) { current += row.slice(i, i + 2); i += 1; } else if (row[i] === '|') { found.push(current); current = ''; } else current += row[i];
+  }
+  return [...found, current].slice(1, -1);
+}
+
+describe('tool-surface change report: hardening', function () {
+  this.timeout(60_000);
+
+  it('Markdown: a name or text of the spec stays inside its table cell and forges no heading, image, link or mention', () => {
+    const hostile = 'x\n\n## All clear\n![p](https://e.example/p.png) [click](https://e.example) @octocat a\\|b';
+    const output = (extra: object) => ({ type: 'object', properties: { keep: { type: 'string', description: 'old' }, ...extra } });
+    const base = side('base', [tool('t', output({ ids: { anyOf: [{ type: 'string' }, { type: 'object' }] } }))]);
+    const head = side('head', [tool('t', { ...output({ [hostile]: { type: 'string' } }), properties: { keep: { type: 'string', description: hostile }, [hostile]: { type: 'string' }, ids: { anyOf: [{ type: 'string' }, { type: 'integer' }] } } })]);
+    const markdown = formatReport(compareSurfaces(base, head), 'markdown');
+    const rows = markdown.split('\n').filter((line) => line.startsWith('| `t`'));
+    expect(rows.length, markdown).to.be.greaterThan(2);
+    for (const row of rows) expect(cells(row), row).to.have.length(4);
+    expect(markdown).to.not.match(/^#+ All clear/m);
+    const prose = markdown.replace(/`[^`\n]*`/g, '');
+    expect(prose, 'outside code spans').to.contain('click').and.not.match(/(^|[^\\])!?\[(p|click)\]\(/);
+    expect(prose).to.not.match(/@octocat/);
+    expect(rows.some((row) => row.includes('`ids\\|2`')), 'a union path keeps its `|`, escaped').to.equal(true);
+  });
+});
