@@ -9,6 +9,7 @@ export type ChangeClass = 'breaking' | 'compatible' | 'text';
 export const CHANGE_KINDS = {
   tool_removed: ['breaking', 'tool removed'],
   tool_renamed: ['breaking', 'tool renamed'],
+  alias_retargeted: ['breaking', 'old name now points at another operation'],
   argument_removed: ['breaking', 'argument removed'],
   argument_renamed: ['breaking', 'argument renamed'],
   argument_required: ['breaking', 'argument newly required'],

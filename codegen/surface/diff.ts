@@ -48,7 +48,7 @@ interface Pair {
 export function compareSurfaces(base: Surface, head: Surface): SurfaceReport {
   const changes: Array<Change | AcknowledgedChange> = [];
   const { pairs, removed, added } = matchTools(base, head);
-  for (const tool of removed) changes.push(acknowledgeRemoval(base, head, tool, change('tool_removed', tool.listed.name, '', 'no longer listed or answered')));
+  for (const tool of removed) changes.push(acknowledgeRemoval(base, head, tool, removal(head, tool)));
   for (const tool of added) changes.push(change('tool_added', tool.listed.name, '', 'new'));
   for (const pair of pairs) changes.push(...acknowledgeTool(pair, diffTool(pair)));
   return classify(base, head, changes, countTokenDeltas(base, head, pairs));
@@ -90,13 +90,30 @@ function matchTools(base: Surface, head: Surface): { pairs: Pair[]; removed: Sur
   }
   const removed: SurfaceTool[] = [];
   for (const before of gone) {
-    const renamed = fresh.find((after) => (after.review?.aliases ?? []).some((alias) => alias.name === before.listed.name))
-      ?? fresh.find((after) => after.review !== null && before.review !== null && after.review.operationId === before.review.operationId);
+    // An alias names a rename only for the same operation (a base without a review copy cannot say which: trusted).
+    const renamed = fresh.find((after) => declaresAlias(after, before.listed.name) && (before.review === null || sameOperation(before, after)))
+      ?? fresh.find((after) => sameOperation(before, after));
     if (renamed === undefined) removed.push(before);
     else pairs.push({ before, after: renamed });
   }
   const renamedTo = new Set(pairs.map((pair) => pair.after));
   return { pairs, removed, added: fresh.filter((tool) => !renamedTo.has(tool)) };
+}
+
+function declaresAlias(tool: SurfaceTool, name: string): boolean {
+  return (tool.review?.aliases ?? []).some((alias) => alias.name === name);
+}
+
+function sameOperation(before: SurfaceTool, after: SurfaceTool): boolean {
+  return before.review !== null && after.review !== null && before.review.operationId === after.review.operationId;
+}
+
+/** A tool gone; when another operation's tool declares its name as an alias, a call by that name now does something else. */
+function removal(head: Surface, tool: SurfaceTool): Change {
+  const name = tool.listed.name;
+  const heir = [...head.tools.values()].find((other) => declaresAlias(other, name));
+  if (heir === undefined) return change('tool_removed', name, '', 'no longer listed or answered');
+  return change('alias_retargeted', name, '', `now answered as ${heir.listed.name} (${heir.review!.operationId}), not ${tool.review?.operationId ?? 'its operation'}`);
 }
 
 function diffTool({ before, after }: Pair): Change[] {

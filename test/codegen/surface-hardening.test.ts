@@ -8,7 +8,8 @@
 import { expect } from 'chai';
 import { compareSurfaces } from '../../codegen/surface/diff.js';
 import { formatReport } from '../../codegen/surface/format.js';
-import { readSurface, type ListedTool } from '../../codegen/surface/surface.js';
+import { readSurface, type ListedTool, type Surface } from '../../codegen/surface/surface.js';
+import { BEFORE, changeLines, surfaceOf, variant } from './surface-support.js';
 
 const tool = (name: string, outputSchema: object, inputSchema: object = { type: 'object' }): ListedTool => ({ name, description: 'd', inputSchema, outputSchema } as ListedTool);
 const side = (label: string, tools: readonly ListedTool[], review?: unknown): ReturnType<typeof readSurface> =>
@@ -41,5 +42,23 @@ describe('tool-surface change report: hardening', function () {
     expect(prose, 'outside code spans').to.contain('click').and.not.match(/(^|[^\\])!?\[(p|click)\]\(/);
     expect(prose).to.not.match(/@octocat/);
     expect(rows.some((row) => row.includes('`ids\\|2`')), 'a union path keeps its `|`, escaped').to.equal(true);
+  });
+});
+
+describe('tool-surface change report: hardening (fixture documents)', function () {
+  this.timeout(60_000);
+  let base: Surface;
+  before(async () => { base = await surfaceOf(BEFORE); });
+
+  it('an alias handing a removed tool\'s name to another operation is breaking, not a compatible rename', async () => {
+    const retarget = (name: string) => variant((doc) => {
+      delete doc.paths['/things/{id}/notes/{note}'];
+      doc.paths['/reports'].get['x-mcp'] = { name, aliases: [{ name: 'things_note_delete', until: '2099-01-31' }] };
+    });
+    for (const name of ['reports_summary', 'reports_get']) {
+      const report = compareSurfaces(base, await surfaceOf(retarget(name)));
+      expect(changeLines(report).filter((line) => line.includes('things_note_delete')), name).to.deep.equal(['breaking things_note_delete  alias_retargeted']);
+      expect(report.breaking.find((c) => c.tool === 'things_note_delete')!.detail).to.equal(`now answered as ${name} (reports.get), not things.notes.delete`);
+    }
   });
 });
