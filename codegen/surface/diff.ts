@@ -38,7 +38,7 @@ export interface SurfaceReport {
 }
 
 /** What the review copy lets the report see; without it on either side, these are not compared. */
-export const NEEDS_REVIEW_COPY = ['scopes', 'permission', 'moving money', 'confirmation kind', 'toolsets', 'validation bounds', 'renames without an alias', 'acknowledged removals'] as const;
+export const NEEDS_REVIEW_COPY = ['scopes', 'permission', 'moving money', 'confirmation kind', 'toolsets', 'validation bounds', 'renames without an alias', 'acknowledgements (x-mcp.breaking)'] as const;
 
 interface Pair {
   readonly before: SurfaceTool;
@@ -145,11 +145,15 @@ function diffOutputs(name: string, before: SurfaceTool, after: SurfaceTool): Cha
   return [];
 }
 
-/** The head's `x-mcp.breaking` on the tool, when the base did not already carry the same one. */
+/**
+ * The head's `x-mcp.breaking` on the tool, when the base did not already carry the same one. A base
+ * without review data cannot tell a new acknowledgement from an old one, which would silence every
+ * later break: there none counts (the report lists acknowledgements as unchecked).
+ */
 function newAcknowledgement(before: SurfaceTool, after: SurfaceTool): BreakingAcknowledgement | null {
   const declared = after.review?.breaking ?? null;
-  const known = before.review?.breaking ?? null;
-  if (declared === null) return null;
+  if (declared === null || before.review === null) return null;
+  const known = before.review.breaking;
   return known !== null && known.since === declared.since && known.reason === declared.reason ? null : declared;
 }
 

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { compareSurfaces } from '../../codegen/surface/diff.js';
 import { formatReport } from '../../codegen/surface/format.js';
 import { readSurface, type ListedTool, type Surface } from '../../codegen/surface/surface.js';
-import { BEFORE, changeLines, surfaceOf, variant } from './surface-support.js';
+import { BEFORE, changeLines, generatedFiles, surfaceOf, variant } from './surface-support.js';
 
 const tool = (name: string, outputSchema: object, inputSchema: object = { type: 'object' }): ListedTool => ({ name, description: 'd', inputSchema, outputSchema } as ListedTool);
 const side = (label: string, tools: readonly ListedTool[], review?: unknown): ReturnType<typeof readSurface> =>
@@ -60,5 +60,19 @@ describe('tool-surface change report: hardening (fixture documents)', function (
       expect(changeLines(report).filter((line) => line.includes('things_note_delete')), name).to.deep.equal(['breaking things_note_delete  alias_retargeted']);
       expect(report.breaking.find((c) => c.tool === 'things_note_delete')!.detail).to.equal(`now answered as ${name} (reports.get), not things.notes.delete`);
     }
+  });
+});
+
+describe('tool-surface change report: acknowledgements against a base without a review copy', function () {
+  this.timeout(60_000);
+
+  it('counts no x-mcp.breaking as new, so a break stays unacknowledged, and says acknowledgements were not checked', async () => {
+    const old = readSurface('old', (await generatedFiles(BEFORE)).list, undefined);
+    const acknowledged = await surfaceOf(variant((doc) => {
+      doc.paths['/things/{id}/archive'].post['x-mcp'] = { name: 'things_archive', breaking: { since: '2', reason: 'r' }, annotations: { destructiveHint: true } };
+    }));
+    const report = compareSurfaces(old, acknowledged);
+    expect(changeLines(report)).to.deep.equal(['breaking things_archive  became_destructive']);
+    expect(report.unchecked).to.include('acknowledgements (x-mcp.breaking)');
   });
 });
