@@ -88,26 +88,37 @@ function isSubset(small: Set<string> | null, large: Set<string> | null): boolean
   return [...small].every((type) => large.has(type));
 }
 
-/** `enum` (or `const`, an enum of one): values removed narrow an argument, values added widen it. */
+/**
+ * `enum` (or `const`, an enum of one): values removed narrow an argument, values added widen it.
+ * Values are told apart as JSON (`1` is not `"1"`), and shown as the report shows values.
+ */
 function diffValues(walk: Walk, before: Obj, after: Obj, at: string): void {
   const was = enumValues(before);
   const is = enumValues(after);
   if (was === null && is === null) return;
+  const shown = (values: readonly unknown[]): string => values.map(show).join(', ');
   if (walk.role === 'output') {
-    if (JSON.stringify(was) !== JSON.stringify(is)) report(walk, 'output_values_changed', at, `${was === null ? 'any' : was.join(', ')} → ${is === null ? 'any' : is.join(', ')}`);
+    const changed = was === null || is === null || differ(was, is).length + differ(is, was).length > 0;
+    if (changed) report(walk, 'output_values_changed', at, `${was === null ? 'any' : shown(was)} → ${is === null ? 'any' : shown(is)}`);
     return;
   }
-  if (was === null) return report(walk, 'enum_value_removed', at, `now only ${is!.join(', ')}`);
+  if (was === null) return report(walk, 'enum_value_removed', at, `now only ${shown(is!)}`);
   if (is === null) return report(walk, 'enum_value_added', at, 'any value now');
-  const removed = was.filter((value) => !is.includes(value));
-  const added = is.filter((value) => !was.includes(value));
-  if (removed.length > 0) report(walk, 'enum_value_removed', at, removed.join(', '));
-  if (added.length > 0) report(walk, 'enum_value_added', at, added.join(', '));
+  const removed = differ(was, is);
+  const added = differ(is, was);
+  if (removed.length > 0) report(walk, 'enum_value_removed', at, shown(removed));
+  if (added.length > 0) report(walk, 'enum_value_added', at, shown(added));
 }
 
-function enumValues(schema: Obj): string[] | null {
-  if (Array.isArray(schema.enum)) return schema.enum.map(show);
-  return schema.const === undefined ? null : [show(schema.const)];
+/** The values of `values` that `others` lacks, compared as JSON. */
+function differ(values: readonly unknown[], others: readonly unknown[]): unknown[] {
+  const known = new Set(others.map((value) => JSON.stringify(value)));
+  return values.filter((value) => !known.has(JSON.stringify(value)));
+}
+
+function enumValues(schema: Obj): unknown[] | null {
+  if (Array.isArray(schema.enum)) return schema.enum;
+  return schema.const === undefined ? null : [schema.const];
 }
 
 /** `format` (a bound of an argument, a type of an output), `default` and `description`. */

@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { compareSurfaces } from '../../codegen/surface/diff.js';
 import { formatReport } from '../../codegen/surface/format.js';
+import { diffSchemas } from '../../codegen/surface/schema-diff.js';
 import { readSurface, type ListedTool, type Surface } from '../../codegen/surface/surface.js';
 import { BEFORE, changeLines, generatedFiles, surfaceOf, variant } from './surface-support.js';
 
@@ -74,5 +75,17 @@ describe('tool-surface change report: acknowledgements against a base without a 
     const report = compareSurfaces(old, acknowledged);
     expect(changeLines(report)).to.deep.equal(['breaking things_archive  became_destructive']);
     expect(report.unchecked).to.include('acknowledgements (x-mcp.breaking)');
+  });
+});
+
+describe('tool-surface change report: schema comparison', () => {
+  const field = (schema: object) => ({ type: 'object', properties: { v: schema } });
+  const kinds = (role: 'input' | 'output', was: object, is: object) => diffSchemas(role, 't', field(was), field(is)).map((c) => `${c.kind} ${c.detail}`);
+
+  it('tells enum values apart as JSON: [1, 2] → ["1", "2"] is a change', () => {
+    expect(kinds('input', { enum: [1, 2] }, { enum: ['1', '2'] })).to.deep.equal(['enum_value_removed 1, 2', 'enum_value_added 1, 2']);
+    expect(kinds('input', { const: true }, { const: 'true' })).to.deep.equal(['enum_value_removed true', 'enum_value_added true']);
+    expect(kinds('output', { enum: [1, 2] }, { enum: ['1', '2'] })).to.have.length(1);
+    expect(kinds('input', { enum: ['a', 'b'] }, { enum: ['b', 'a'] }), 'the order of values is no change').to.deep.equal([]);
   });
 });
