@@ -89,3 +89,25 @@ describe('tool-surface change report: schema comparison', () => {
     expect(kinds('input', { enum: ['a', 'b'] }, { enum: ['b', 'a'] }), 'the order of values is no change').to.deep.equal([]);
   });
 });
+
+describe('tool-surface change report: the review copy read', function () {
+  this.timeout(60_000);
+
+  it('reads a review copy of another version, or a malformed one, as no review copy (listed as unchecked), never a crash', async () => {
+    const { list, review } = await generatedFiles(BEFORE);
+    const copy = JSON.parse(review) as { version: number; tools: Array<Record<string, unknown>> };
+    expect(copy.tools).to.not.be.empty;
+    const withoutScopes = { ...copy, tools: copy.tools.map(({ scopes: _scopes, ...tool }) => tool) };
+    const cases: Array<[string, unknown]> = [['a future version', { ...copy, version: copy.version + 1 }], ['no version', { ...copy, version: undefined }],
+      ['a tool without scopes', withoutScopes], ['a tool list that is not a list', { ...copy, tools: {} }], ['not an object', [1]]];
+    const head = await surfaceOf(BEFORE);
+    for (const [title, value] of cases) {
+      const base = readSurface('old', list, JSON.stringify(value));
+      expect(base.hasReview, title).to.equal(false);
+      const report = compareSurfaces(base, head);
+      expect(report.unchecked, title).to.include('scopes');
+      expect(changeLines(report), title).to.deep.equal([]);
+    }
+    expect(readSurface('same', list, review).hasReview, 'the copy as written is read').to.equal(true);
+  });
+});
