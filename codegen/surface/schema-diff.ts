@@ -19,13 +19,17 @@ interface Walk {
   readonly roots: { readonly before: Obj; readonly after: Obj };
   readonly changes: Change[];
   readonly common: Set<string>;
-  /** The base's schemas on the path walked so far. */
-  readonly ancestors: Set<Obj>;
+  /**
+   * The (base, head) schema pairs already compared. A pair is compared once, at the first path that
+   * reaches it: a definition shared by two fields ($defs), each sharing another, would otherwise be
+   * compared once per path (exponentially many), and a recursive one without end.
+   */
+  readonly compared: WeakMap<Obj, WeakSet<Obj>>;
 }
 
 /** The changes between two schemas of one tool; `common` receives every path both have. */
 export function diffSchemas(role: SchemaRole, tool: string, before: Obj, after: Obj, common: Set<string> = new Set()): Change[] {
-  const walk: Walk = { role, tool, roots: { before, after }, changes: [], common, ancestors: new Set() };
+  const walk: Walk = { role, tool, roots: { before, after }, changes: [], common, compared: new WeakMap() };
   diffNode(walk, before, after, '');
   return walk.changes;
 }
@@ -33,16 +37,21 @@ export function diffSchemas(role: SchemaRole, tool: string, before: Obj, after: 
 function diffNode(walk: Walk, rawBefore: Obj, rawAfter: Obj, at: string): void {
   const before = resolveRef(walk.roots.before, rawBefore);
   const after = resolveRef(walk.roots.after, rawAfter);
-  // A recursive schema stops where it reaches itself again; a shape shared by two fields ($defs) is compared at each.
-  if (before === undefined || after === undefined || walk.ancestors.has(before)) return;
-  walk.ancestors.add(before);
+  if (before === undefined || after === undefined || !firstComparison(walk, before, after)) return;
   walk.common.add(at);
   const typeChanged = diffTypes(walk, before, after, at);
   diffValues(walk, before, after, at);
   diffKeyword(walk, before, after, at);
   diffProperties(walk, before, after, at);
   diffChildren(walk, before, after, at, typeChanged);
-  walk.ancestors.delete(before);
+}
+
+/** Records the pair; false when it was compared before. */
+function firstComparison(walk: Walk, before: Obj, after: Obj): boolean {
+  const seen = walk.compared.get(before) ?? new WeakSet<Obj>();
+  if (seen.has(after)) return false;
+  walk.compared.set(before, seen.add(after));
+  return true;
 }
 
 function report(walk: Walk, kind: ChangeKind, at: string, detail: string, texts?: { before: string; after: string }): void {

@@ -88,6 +88,17 @@ describe('tool-surface change report: schema comparison', () => {
     expect(kinds('output', { enum: [1, 2] }, { enum: ['1', '2'] })).to.have.length(1);
     expect(kinds('input', { enum: ['a', 'b'] }, { enum: ['b', 'a'] }), 'the order of values is no change').to.deep.equal([]);
   });
+
+  it('compares a definition shared along many paths once, at the first path reaching it (not once per path)', () => {
+    // d0 → d1 → … → d16, each through two fields: 2^16 paths reach d16.
+    const chain = (leaf: string) => {
+      const defs: Record<string, object> = { d16: { type: 'object', properties: { sum: { type: leaf } } } };
+      for (let i = 15; i >= 0; i -= 1) defs[`d${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/d${i + 1}` }, b: { $ref: `#/$defs/d${i + 1}` } } };
+      return { $ref: '#/$defs/d0', $defs: defs };
+    };
+    const changes = diffSchemas('output', 't', chain('number'), chain('string'));
+    expect(changes.map((c) => [c.path, c.kind])).to.deep.equal([[`${'a.'.repeat(16)}sum`, 'output_type_changed']]);
+  });
 });
 
 describe('tool-surface change report: the review copy read', function () {

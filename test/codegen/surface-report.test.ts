@@ -118,7 +118,8 @@ describe('tool-surface change report: outputs and commands', function () {
     const number = (type: string) => ({ type: 'object', properties: { n: { type } } });
     expect(diffSchemas('input', 't', number('integer'), number('number')).map((c) => c.kind)).to.deep.equal(['type_widened']);
     const shared = (type: string) => ({ type: 'object', properties: { a: { $ref: '#/$defs/totals' }, b: { $ref: '#/$defs/totals' } }, $defs: { totals: { type: 'object', properties: { sum: { type } } } } });
-    expect(diffSchemas('output', 't', shared('number'), shared('string')).map((c) => [c.path, c.kind])).to.deep.equal([['a.sum', 'output_type_changed'], ['b.sum', 'output_type_changed']]);
+    // Compared once, at the first path reaching it (codegen/surface/schema-diff.ts).
+    expect(diffSchemas('output', 't', shared('number'), shared('string')).map((c) => [c.path, c.kind])).to.deep.equal([['a.sum', 'output_type_changed']]);
   });
 
   it('compares a base without a review copy on tools-list.gen.json, saying which classes it could not check', async () => {
