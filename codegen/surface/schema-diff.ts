@@ -5,7 +5,8 @@
  * refused: the set of types shrinks or changes (`integer` is inside `number`), an enum loses a value or
  * appears, a format appears or changes, a union loses a member; a new required argument, or one
  * that became required, breaks every call that left it out. For outputs, a field gone or a type or
- * format changed breaks a caller reading it; a field added does not. Bounds the shown schema leaves
+ * format changed, or one always returned that may now be left out, breaks a caller reading it; a
+ * field added does not. An argument's `default` changed breaks a call that leaves it out. Bounds the shown schema leaves
  * out are bounds-diff.ts's; the paths both sides have are collected for it in `common`.
  */
 import { change, show, type Change, type ChangeKind } from './changes.js';
@@ -98,25 +99,23 @@ function isSubset(small: Set<string> | null, large: Set<string> | null): boolean
 }
 
 /**
- * `enum` (or `const`, an enum of one): values removed narrow an argument, values added widen it.
- * Values are told apart as JSON (`1` is not `"1"`), and shown as the report shows values.
+ * `enum` (or `const`, an enum of one). Of an argument, values removed narrow it and values added
+ * widen it; of an output the reverse: a value added may be one callers do not handle, a value
+ * removed is one they no longer see. Values are told apart as JSON (`1` is not `"1"`).
  */
 function diffValues(walk: Walk, before: Obj, after: Obj, at: string): void {
   const was = enumValues(before);
   const is = enumValues(after);
   if (was === null && is === null) return;
+  const output = walk.role === 'output';
+  const [narrowed, widened] = output ? ['output_value_removed', 'output_value_added'] as const : ['enum_value_removed', 'enum_value_added'] as const;
   const shown = (values: readonly unknown[]): string => values.map(show).join(', ');
-  if (walk.role === 'output') {
-    const changed = was === null || is === null || differ(was, is).length + differ(is, was).length > 0;
-    if (changed) report(walk, 'output_values_changed', at, `${was === null ? 'any' : shown(was)} → ${is === null ? 'any' : shown(is)}`);
-    return;
-  }
-  if (was === null) return report(walk, 'enum_value_removed', at, `now only ${shown(is!)}`);
-  if (is === null) return report(walk, 'enum_value_added', at, 'any value now');
+  if (was === null) return report(walk, narrowed, at, `now only ${shown(is!)}`);
+  if (is === null) return report(walk, widened, at, output ? 'any value may now be returned' : 'any value now');
   const removed = differ(was, is);
   const added = differ(is, was);
-  if (removed.length > 0) report(walk, 'enum_value_removed', at, shown(removed));
-  if (added.length > 0) report(walk, 'enum_value_added', at, shown(added));
+  if (removed.length > 0) report(walk, narrowed, at, shown(removed));
+  if (added.length > 0) report(walk, widened, at, output ? `may now return a value callers do not know: ${shown(added)}` : shown(added));
 }
 
 /** The values of `values` that `others` lacks, compared as JSON. */
@@ -138,7 +137,7 @@ function diffKeyword(walk: Walk, before: Obj, after: Obj, at: string): void {
     else report(walk, after.format === undefined ? 'bound_widened' : 'bound_tightened', at, detail);
   }
   if (walk.role === 'input' && JSON.stringify(before.default) !== JSON.stringify(after.default)) {
-    report(walk, 'default_changed', at, `${show(before.default ?? 'none')} → ${show(after.default ?? 'none')}`);
+    report(walk, 'default_changed', at, `${show(before.default ?? 'none')} → ${show(after.default ?? 'none')}: the same call now does something else`);
   }
   const was = typeof before.description === 'string' ? before.description : '';
   const is = typeof after.description === 'string' ? after.description : '';
@@ -170,6 +169,7 @@ function diffProperties(walk: Walk, before: Obj, after: Obj, at: string): void {
     const path = propertyPath(at, name);
     if (walk.role === 'input' && !wasRequired.has(name) && isRequired.has(name)) report(walk, 'argument_required', path, 'was optional, now required');
     if (walk.role === 'input' && wasRequired.has(name) && !isRequired.has(name)) report(walk, 'argument_optional', path, 'was required, now optional');
+    if (walk.role === 'output' && wasRequired.has(name) && !isRequired.has(name)) report(walk, 'output_field_optional', path, 'was always returned, now may be left out');
     const [from, to] = [was[name], is[name]];
     if (isObject(from) && isObject(to)) diffNode(walk, from, to, path);
   }

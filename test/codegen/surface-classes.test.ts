@@ -70,8 +70,9 @@ const CASES: readonly Case[] = [
   { title: 'an output field\'s type changed (either way)', edit: (doc) => { doc.components.schemas.Thing.properties.owner.properties.email = { type: 'string' }; },
     forward: ['breaking things_get owner.email output_type_changed', 'breaking things_list data[].owner.email output_type_changed'],
     backward: ['breaking things_get owner.email output_type_changed', 'breaking things_list data[].owner.email output_type_changed'] },
-  { title: 'an output\'s values changed', edit: (doc) => { doc.components.schemas.Thing.properties.status.enum = ['open', 'closed', 'lost']; },
-    forward: ['compatible things_get status output_values_changed', 'compatible things_list data[].status output_values_changed'] },
+  { title: 'an output value added / removed (callers may not handle a new one)', edit: (doc) => { doc.components.schemas.Thing.properties.status.enum = ['open', 'closed', 'lost']; },
+    forward: ['breaking things_get status output_value_added', 'breaking things_list data[].status output_value_added'],
+    backward: ['compatible things_get status output_value_removed', 'compatible things_list data[].status output_value_removed'] },
   { title: 'a tool that became / stopped being destructive', edit: (doc) => { doc.paths['/things/{id}/archive'].post['x-mcp'].annotations = { destructiveHint: true }; },
     forward: ['breaking things_archive  became_destructive'], backward: ['compatible things_archive  no_longer_destructive'] },
   { title: 'a tool that started / stopped moving money (and so became destructive)', edit: (doc) => { doc.paths['/things/{id}/pay'].post['x-kobana-moves-money'] = true; },
@@ -82,8 +83,8 @@ const CASES: readonly Case[] = [
     forward: ['breaking things_get  scope_added'], backward: ['compatible things_get  scope_removed'] },
   { title: 'a tool that left / joined a toolset', edit: (doc) => { doc.paths['/things/{id}'].get.tags = ['reports']; },
     forward: ['breaking things_get  left_toolset', 'compatible things_get  joined_toolset'] },
-  { title: 'a default changed', edit: (doc) => { listParameter(doc, 'status').schema.default = 'open'; },
-    forward: ['compatible things_list status default_changed'] },
+  { title: 'a default changed (the same call now does something else)', edit: (doc) => { listParameter(doc, 'status').schema.default = 'open'; },
+    forward: ['breaking things_list status default_changed'], backward: ['breaking things_list status default_changed'] },
   { title: 'texts: the tool\'s description and title, an argument\'s description', edit: (doc) => {
     doc.paths['/things/{id}'].get.description = 'Reads one thing, with its owner.';
     doc.paths['/things/{id}'].get.summary = 'Read a thing';

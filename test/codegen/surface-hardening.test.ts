@@ -85,8 +85,27 @@ describe('tool-surface change report: schema comparison', () => {
   it('tells enum values apart as JSON: [1, 2] → ["1", "2"] is a change', () => {
     expect(kinds('input', { enum: [1, 2] }, { enum: ['1', '2'] })).to.deep.equal(['enum_value_removed 1, 2', 'enum_value_added 1, 2']);
     expect(kinds('input', { const: true }, { const: 'true' })).to.deep.equal(['enum_value_removed true', 'enum_value_added true']);
-    expect(kinds('output', { enum: [1, 2] }, { enum: ['1', '2'] })).to.have.length(1);
+    expect(kinds('output', { enum: [1, 2] }, { enum: ['1', '2'] })).to.have.length(2);
     expect(kinds('input', { enum: ['a', 'b'] }, { enum: ['b', 'a'] }), 'the order of values is no change').to.deep.equal([]);
+  });
+
+  it('outputs: a field always returned that may now be left out breaks a caller relying on it', () => {
+    // Listed output schemas keep `required` only on the result wrapper (src/runtime/output-schema.ts): that one is what this guards.
+    const result = (required: string[]) => ({ type: 'object', properties: { result: { type: 'object' } }, required });
+    expect(diffSchemas('output', 't', result(['result']), result([])).map((c) => `${c.class} ${c.path} ${c.kind}`)).to.deep.equal(['breaking result output_field_optional']);
+    expect(diffSchemas('output', 't', result([]), result(['result']))).to.deep.equal([]);
+  });
+
+  it('outputs: an enum value added is breaking (callers may not know it), one removed compatible; any value where an enum was is breaking', () => {
+    const classes = (was: object, is: object) => diffSchemas('output', 't', field(was), field(is)).map((c) => `${c.class} ${c.kind}`);
+    expect(classes({ enum: ['a'] }, { enum: ['a', 'b'] })).to.deep.equal(['breaking output_value_added']);
+    expect(classes({ enum: ['a', 'b'] }, { enum: ['a'] })).to.deep.equal(['compatible output_value_removed']);
+    expect(classes({ enum: ['a'] }, {})).to.deep.equal(['breaking output_value_added']);
+    expect(classes({}, { const: 'a' })).to.deep.equal(['compatible output_value_removed']);
+  });
+
+  it('an argument\'s default changed is breaking: a call leaving it out now does something else', () => {
+    expect(diffSchemas('input', 't', field({ type: 'string', default: 'open' }), field({ type: 'string', default: 'all' })).map((c) => `${c.class} ${c.kind}`)).to.deep.equal(['breaking default_changed']);
   });
 
   it('compares a definition shared along many paths once, at the first path reaching it (not once per path)', () => {
