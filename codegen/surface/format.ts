@@ -69,7 +69,7 @@ function formatText(report: SurfaceReport): string {
   if (report.tokens.tools.length > 0) lines.push('tokens per tool:', ...report.tokens.tools.map((t) => `  ${t.name}: ${cost(t)}`));
   const toolsets = changedToolsets(report);
   if (toolsets.length > 0) lines.push('tokens per toolset:', ...toolsets.map((t) => `  ${t.name}: ${cost(t)}`));
-  if (report.unchecked.length > 0) lines.push(`not checked (no tools-review.gen.json on one side): ${report.unchecked.join(', ')}`);
+  if (report.unchecked.length > 0) lines.push(`not checked (no readable tools-review.gen.json on one side: missing, of another version or malformed): ${report.unchecked.join(', ')}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -125,6 +125,6 @@ function formatMarkdown(report: SurfaceReport): string {
     const rows = [...report.tokens.tools.map((t) => [code(t.name), cost(t)]), ...toolsets.map((t) => [`toolset ${code(t.name)}`, cost(t)])];
     lines.push('#### Model-visible tokens', '', ...markdownTable(['Tool or toolset', 'Before → after'], rows));
   }
-  if (report.unchecked.length > 0) lines.push(`Not checked (no \`tools-review.gen.json\` on one side): ${report.unchecked.join(', ')}.`, '');
+  if (report.unchecked.length > 0) lines.push(`Not checked (no readable \`tools-review.gen.json\` on one side: missing, of another version or malformed): ${report.unchecked.join(', ')}.`, '');
   return `${lines.join('\n').trimEnd()}\n`;
 }

@@ -14,7 +14,7 @@ const isAcknowledgement = (value: unknown): boolean => isObject(value) && isText
 
 function isReviewTool(value: unknown): value is ReviewTool {
   return isObject(value) && isText(value.name) && isText(value.operationId) && isTexts(value.toolsets) && isTexts(value.scopes)
-    && isText(value.permission) && [value.movesMoney, value.readOnly, value.destructive, value.idempotent].every(isFlag)
+    && isTexts(value.permissions) && [value.movesMoney, value.readOnly, value.destructive, value.idempotent].every(isFlag)
     && [null, 'template', 'describer'].includes(value.confirmation as string | null) && Number.isFinite(value.tokens)
     && isObject(value.bounds) && Object.values(value.bounds).every(isObject)
     && Array.isArray(value.aliases) && value.aliases.every((alias) => isObject(alias) && isText(alias.name) && isText(alias.until))

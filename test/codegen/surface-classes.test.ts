@@ -81,6 +81,9 @@ const CASES: readonly Case[] = [
     forward: ['breaking things_preview  no_longer_idempotent', 'breaking things_preview  no_longer_read_only'], backward: ['compatible things_preview  became_idempotent', 'compatible things_preview  became_read_only'] },
   { title: 'a scope added / removed', edit: (doc) => { doc.paths['/things/{id}'].get.security = [{ oauth: ['things.read', 'things.extra'] }]; },
     forward: ['breaking things_get  scope_added'], backward: ['compatible things_get  scope_removed'] },
+  // The server requires the scopes and permission of each resource an operation changes too (src/runtime/required-access.ts).
+  { title: 'a scope and a permission newly required through a resource the operation changes (x-kobana-touches)', edit: (doc) => { doc.paths['/things/{id}/pay'].post['x-kobana-touches'] = { changes: ['companies.manage'], shows: [] }; },
+    forward: ['breaking things_pay  permission_added', 'breaking things_pay  scope_added'], backward: ['compatible things_pay  permission_removed', 'compatible things_pay  scope_removed'] },
   { title: 'a tool that left / joined a toolset', edit: (doc) => { doc.paths['/things/{id}'].get.tags = ['reports']; },
     forward: ['breaking things_get  left_toolset', 'compatible things_get  joined_toolset'] },
   { title: 'a default changed (the same call now does something else)', edit: (doc) => { listParameter(doc, 'status').schema.default = 'open'; },
@@ -114,10 +117,10 @@ describe('tool-surface change report: a fixture per change class', function () {
   }
 
   it('a permission added / removed, and a confirmation kind changed (review data)', () => {
-    const stricter = withReview(base, 'things_get', { permission: 'things.audit' });
+    const stricter = withReview(base, 'things_get', { permissions: ['things.audit'] });
     expect(changeLines(compareSurfaces(base, stricter))).to.deep.equal(['breaking things_get  permission_added']);
-    expect(changeLines(compareSurfaces(withReview(base, 'things_get', { permission: 'none' }), stricter))).to.deep.equal(['breaking things_get  permission_added']);
-    expect(changeLines(compareSurfaces(stricter, withReview(base, 'things_get', { permission: 'none' })))).to.deep.equal(['compatible things_get  permission_removed']);
+    expect(changeLines(compareSurfaces(withReview(base, 'things_get', { permissions: ['things.view'] }), stricter))).to.deep.equal(['breaking things_get  permission_added', 'compatible things_get  permission_removed']);
+    expect(changeLines(compareSurfaces(stricter, withReview(base, 'things_get', { permissions: [] })))).to.deep.equal(['compatible things_get  permission_removed']);
     const confirmed = withReview(base, 'things_note_delete', { confirmation: 'template' });
     expect(changeLines(compareSurfaces(confirmed, withReview(base, 'things_note_delete', { confirmation: 'describer' })))).to.deep.equal(['text things_note_delete  confirmation_changed']);
   });

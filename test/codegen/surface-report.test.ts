@@ -130,7 +130,7 @@ describe('tool-surface change report: outputs and commands', function () {
     expect(lines).to.include('breaking things_create tags argument_removed').and.include('breaking things_preview  no_longer_read_only');
     expect(lines.some((line) => line.includes('scope_added') || line.includes('moves_money') || line.includes('bound_'))).to.equal(false);
     expect(report.tokens.toolsets.every((toolset) => toolset.before === null)).to.equal(true);
-    expect(formatReport(report, 'text')).to.contain('not checked (no tools-review.gen.json on one side): scopes, permission');
+    expect(formatReport(report, 'text')).to.contain('not checked (no readable tools-review.gen.json on one side: missing, of another version or malformed): scopes, permission');
   });
 
   it('surface:diff --fail-on breaking exits 1 on an unacknowledged break and 0 once x-mcp.breaking acknowledges it', async () => {
