@@ -6,10 +6,15 @@
  * compared once, and the classes of outputs and defaults.
  */
 import { expect } from 'chai';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { compareSurfaces } from '../../codegen/surface/diff.js';
 import { formatReport } from '../../codegen/surface/format.js';
 import { diffSchemas } from '../../codegen/surface/schema-diff.js';
+import { REVIEW_FILE, TOOLS_LIST_FILE } from '../../codegen/surface/review.js';
 import { readSurface, type ListedTool, type Surface } from '../../codegen/surface/surface.js';
+import { makeTempDir, readYaml, REPO_ROOT, runCli, writeSpec } from './support.js';
 import { BEFORE, changeLines, generatedFiles, surfaceOf, variant } from './surface-support.js';
 
 const tool = (name: string, outputSchema: object, inputSchema: object = { type: 'object' }): ListedTool => ({ name, description: 'd', inputSchema, outputSchema } as ListedTool);
@@ -139,5 +144,55 @@ describe('tool-surface change report: the review copy read', function () {
       expect(changeLines(report), title).to.deep.equal([]);
     }
     expect(readSurface('same', list, review).hasReview, 'the copy as written is read').to.equal(true);
+  });
+});
+
+describe('tool-surface change report: the base of generate and surface:diff', function () {
+  this.timeout(180_000);
+  let repo: string;
+  const git = (...args: string[]) => execFileSync('git', ['-C', repo, '-c', 'user.email=t@example.test', '-c', 'user.name=t', ...args], { encoding: 'utf8' });
+  const generate = (...extra: string[]) => runCli(['--spec', path.join(repo, 'spec.yaml'), '--out', path.join(repo, 'generated'), '--no-type-check', ...extra]);
+  const surfaceDiff = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/surface/diff-cli.ts'), ...args, '--out', path.join(repo, 'generated')],
+    { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const dropTags = () => {
+    const doc = readYaml(BEFORE);
+    delete doc.paths['/things'].post.requestBody.content['application/json'].schema.properties.tags;
+    writeSpec(repo, 'spec.yaml', doc);
+  };
+  beforeEach(() => {
+    repo = makeTempDir('kobana-surface-base-');
+    git('init', '-q', '-b', 'work');
+    writeSpec(repo, 'spec.yaml', readYaml(BEFORE));
+  });
+  afterEach(() => rmSync(repo, { recursive: true, force: true }));
+
+  it('an explicit --base whose tools list or review copy cannot be read is an error (exit 1, one line), for generate and surface:diff', () => {
+    writeFileSync(path.join(repo, 'README'), 'x');
+    git('add', '-A'); git('commit', '-qm', 'nothing generated');
+    expect(generate().status).to.equal(0);
+    for (const run of [generate('--check', '--base', 'HEAD'), surfaceDiff('HEAD')]) {
+      expect([run.status, run.stderr.trim().split('\n').filter((line) => line.startsWith('error: '))]).to.deep.equal([1, [`error: HEAD has no ${path.join(repo, 'generated')}/${TOOLS_LIST_FILE}`]]);
+    }
+    rmSync(path.join(repo, 'generated', REVIEW_FILE));
+    git('add', '-A'); git('commit', '-qm', 'no review copy');
+    expect(generate().status).to.equal(0);
+    for (const run of [generate('--check', '--base', 'HEAD'), surfaceDiff('HEAD')]) {
+      expect(run.status, run.stdout).to.equal(1);
+      expect(run.stderr).to.match(new RegExp(`^error: HEAD \\([0-9a-f]{7}\\) has no readable .*/${REVIEW_FILE.replace(/\./g, '\\.')} \\(missing, of another version or malformed\\)$`, 'm'));
+    }
+  });
+
+  it('without a merge base with main, compares with the copy on disk and says so; plain generate reports too, against the copy it overwrites', () => {
+    expect(generate().status).to.equal(0);
+    git('add', '-A'); git('commit', '-qm', 'base');
+    dropTags();
+    const written = generate();
+    expect(written.status, written.stderr).to.equal(0);
+    expect(written.stdout).to.match(/^generated \d+ tools/);
+    expect(written.stdout).to.contain(`tool surface, ${path.join(repo, 'generated')} on disk (no merge base with main or origin/main found) → generated now: 1 breaking`)
+      .and.contain('things_create tags: argument removed');
+    const checked = generate('--check');
+    expect(checked.status).to.equal(0);
+    expect(checked.stdout).to.contain('(no merge base with main or origin/main found) → generated now: no changes');
   });
 });
