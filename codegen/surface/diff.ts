@@ -130,7 +130,7 @@ function diffTool({ before, after }: Pair): Change[] {
     if (was !== is) changes.push(change(key === 'title' ? 'tool_title' : 'tool_description', name, '', 'changed', { before: was, after: is }));
   }
   changes.push(...diffSafety(name, before, after));
-  const common = new Set<string>();
+  const common = new Map<string, string>();
   changes.push(...diffSchemas('input', name, before.listed.inputSchema, after.listed.inputSchema, common));
   if (before.review !== null && after.review !== null) changes.push(...diffBounds(name, before.review.bounds, after.review.bounds, common));
   changes.push(...diffOutputs(name, before, after));

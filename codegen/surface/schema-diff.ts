@@ -7,7 +7,8 @@
  * that became required, breaks every call that left it out. For outputs, a field gone or a type or
  * format changed, or one always returned that may now be left out, breaks a caller reading it; a
  * field added does not. An argument's `default` changed breaks a call that leaves it out. Bounds the shown schema leaves
- * out are bounds-diff.ts's; the paths both sides have are collected for it in `common`.
+ * out are bounds-diff.ts's; the paths both sides have are collected for it in `common` (base path →
+ * head path: they differ where union members were reordered).
  */
 import { change, show, type Change, type ChangeKind } from './changes.js';
 import { isObject, propertyPath, resolveRef, structuralChildren, type Obj } from './schema-paths.js';
@@ -19,7 +20,7 @@ interface Walk {
   readonly tool: string;
   readonly roots: { readonly before: Obj; readonly after: Obj };
   readonly changes: Change[];
-  readonly common: Set<string>;
+  readonly common: Map<string, string>;
   /**
    * The (base, head) schema pairs already compared. A pair is compared once, at the first path that
    * reaches it: a definition shared by two fields ($defs), each sharing another, would otherwise be
@@ -28,23 +29,24 @@ interface Walk {
   readonly compared: WeakMap<Obj, WeakSet<Obj>>;
 }
 
-/** The changes between two schemas of one tool; `common` receives every path both have. */
-export function diffSchemas(role: SchemaRole, tool: string, before: Obj, after: Obj, common: Set<string> = new Set()): Change[] {
+/** The changes between two schemas of one tool, named by the base's paths; `common` receives every place both have. */
+export function diffSchemas(role: SchemaRole, tool: string, before: Obj, after: Obj, common: Map<string, string> = new Map()): Change[] {
   const walk: Walk = { role, tool, roots: { before, after }, changes: [], common, compared: new WeakMap() };
-  diffNode(walk, before, after, '');
+  diffNode(walk, before, after, '', '');
   return walk.changes;
 }
 
-function diffNode(walk: Walk, rawBefore: Obj, rawAfter: Obj, at: string): void {
+/** Compares the base's schema at `at` with the head's at `headAt` (the same place, see diffChildren). */
+function diffNode(walk: Walk, rawBefore: Obj, rawAfter: Obj, at: string, headAt: string): void {
   const before = resolveRef(walk.roots.before, rawBefore);
   const after = resolveRef(walk.roots.after, rawAfter);
   if (before === undefined || after === undefined || !firstComparison(walk, before, after)) return;
-  walk.common.add(at);
+  walk.common.set(at, headAt);
   const typeChanged = diffTypes(walk, before, after, at);
   diffValues(walk, before, after, at);
   diffKeyword(walk, before, after, at);
-  diffProperties(walk, before, after, at);
-  diffChildren(walk, before, after, at, typeChanged);
+  diffProperties(walk, before, after, at, headAt);
+  diffChildren(walk, { before, after, at, headAt }, typeChanged);
 }
 
 /** Records the pair; false when it was compared before. */
@@ -152,7 +154,7 @@ function requiredNames(schema: Obj): Set<string> {
   return new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
 }
 
-function diffProperties(walk: Walk, before: Obj, after: Obj, at: string): void {
+function diffProperties(walk: Walk, before: Obj, after: Obj, at: string, headAt: string): void {
   const was = properties(before);
   const is = properties(after);
   const removed = Object.keys(was).filter((name) => !(name in is));
@@ -171,7 +173,7 @@ function diffProperties(walk: Walk, before: Obj, after: Obj, at: string): void {
     if (walk.role === 'input' && wasRequired.has(name) && !isRequired.has(name)) report(walk, 'argument_optional', path, 'was required, now optional');
     if (walk.role === 'output' && wasRequired.has(name) && !isRequired.has(name)) report(walk, 'output_field_optional', path, 'was always returned, now may be left out');
     const [from, to] = [was[name], is[name]];
-    if (isObject(from) && isObject(to)) diffNode(walk, from, to, path);
+    if (isObject(from) && isObject(to)) diffNode(walk, from, to, path, propertyPath(headAt, name));
   }
 }
 
@@ -212,19 +214,47 @@ function withoutDescription(schema: unknown): unknown {
  * Items, keyed values, keys and union members. A constraint that appears (items, keyed values or
  * keys given a schema) narrows what an argument takes and one that goes widens it; a union member
  * that goes narrows and one that appears widens — reported when the union's types did not already
- * say so (diffTypes).
+ * say so (diffTypes). Union members are paired by the types they accept, then by position, so a
+ * reordered union (`[string, integer]` → `[integer, string]`) is no change.
  */
-function diffChildren(walk: Walk, before: Obj, after: Obj, at: string, typeChanged: boolean): void {
-  const was = new Map(structuralChildren(before, at));
-  const is = new Map(structuralChildren(after, at));
-  for (const [path, child] of was) {
-    const other = is.get(path);
-    if (isObject(child) && isObject(other)) diffNode(walk, child, other, path);
-    else if (other === undefined && !(isMember(path) && typeChanged)) report(walk, childKind(walk, path, 'gone'), path, isMember(path) ? 'union member removed' : 'no longer constrained');
+function diffChildren(walk: Walk, level: { before: Obj; after: Obj; at: string; headAt: string }, typeChanged: boolean): void {
+  const { at, headAt } = level;
+  // Children keyed by their place below the node (`[]`, `{}`, `|2`), the same on both sides.
+  const was = new Map(structuralChildren(level.before, at).map(([path, child]) => [path.slice(at.length), child] as const));
+  const is = new Map(structuralChildren(level.after, headAt).map(([path, child]) => [path.slice(headAt.length), child] as const));
+  const partners = pairMembers(walk, was, is);
+  const paired = new Set(partners.values());
+  for (const [place, child] of was) {
+    const partner = partners.get(place) ?? place;
+    const other = isMember(place) && !partners.has(place) ? undefined : is.get(partner);
+    if (isObject(child) && isObject(other)) diffNode(walk, child, other, at + place, headAt + partner);
+    else if (other === undefined && !(isMember(place) && typeChanged)) report(walk, childKind(walk, place, 'gone'), at + place, isMember(place) ? 'union member removed' : 'no longer constrained');
   }
-  for (const path of [...is.keys()].filter((key) => !was.has(key))) {
-    if (!(isMember(path) && typeChanged)) report(walk, childKind(walk, path, 'new'), path, isMember(path) ? 'union member added' : 'now constrained');
+  for (const place of [...is.keys()].filter((key) => isMember(key) ? !paired.has(key) : !was.has(key))) {
+    if (!(isMember(place) && typeChanged)) report(walk, childKind(walk, place, 'new'), headAt + place, isMember(place) ? 'union member added' : 'now constrained');
   }
+}
+
+/** Base union member → head union member: first those accepting the same types (each once), then the rest by position. */
+function pairMembers(walk: Walk, was: ReadonlyMap<string, unknown>, is: ReadonlyMap<string, unknown>): Map<string, string> {
+  const members = (children: ReadonlyMap<string, unknown>, root: Obj): Array<[string, string]> => [...children].filter(([place]) => isMember(place))
+    .map(([place, child]) => {
+      const resolved = isObject(child) ? resolveRef(root, child) : undefined;
+      return [place, resolved === undefined ? '?' : showTypes(typeSet(walk, root, resolved))];
+    });
+  const [before, after] = [members(was, walk.roots.before), members(is, walk.roots.after)];
+  const pairs = new Map<string, string>();
+  const taken = new Set<string>();
+  const pair = (matches: (from: string, to: string, types: [string, string]) => boolean): void => {
+    for (const [from, fromTypes] of before) {
+      if (pairs.has(from)) continue;
+      const found = after.find(([to, toTypes]) => !taken.has(to) && matches(from, to, [fromTypes, toTypes]));
+      if (found !== undefined) { pairs.set(from, found[0]); taken.add(found[0]); }
+    }
+  };
+  pair((_from, _to, [a, b]) => a === b);
+  pair((from, to) => from === to);
+  return pairs;
 }
 
 function isMember(path: string): boolean {

@@ -69,6 +69,30 @@ describe('tool-surface change report: hardening (fixture documents)', function (
   });
 });
 
+describe('tool-surface change report: union members', function () {
+  this.timeout(60_000);
+  const union = (...members: object[]) => ({ type: 'object', properties: { ref: { anyOf: members } } });
+
+  it('pairs members by the types they accept before their position: a reordered union is no change, a change is named at the base\'s member', () => {
+    expect(diffSchemas('input', 't', union({ type: 'string' }, { type: 'integer' }), union({ type: 'integer' }, { type: 'string' }))).to.deep.equal([]);
+    const described = diffSchemas('input', 't', union({ type: 'string' }, { type: 'integer' }), union({ type: 'integer', description: 'n' }, { type: 'string' }));
+    expect(described.map((c) => [c.path, c.kind])).to.deep.equal([['ref|2', 'argument_description']]);
+    const objects = (...names: string[]) => union(...names.map((name) => ({ type: 'object', properties: { [name]: { type: 'string' } } })));
+    expect(diffSchemas('input', 't', objects('a', 'b'), objects('a', 'c')).map((c) => [c.path, c.kind]), 'same types: by position').to.deep.equal([['ref|2.b', 'argument_renamed']]);
+  });
+
+  it('compares the validation bounds of reordered members with their partner (review copy)', async () => {
+    const member = { string: { type: 'string', maxLength: 10 }, integer: { type: 'integer', minimum: 0 } };
+    const withUnion = (order: Array<keyof typeof member>, maxLength = 10) => variant((doc) => {
+      doc.paths['/things'].post.requestBody.content['application/json'].schema.properties.ref = { anyOf: order.map((type) => (type === 'string' ? { ...member.string, maxLength } : member[type])) };
+    });
+    const base = await surfaceOf(withUnion(['string', 'integer']));
+    expect(base.tools.get('things_create')!.review!.bounds).to.have.property('ref|1');
+    expect(changeLines(compareSurfaces(base, await surfaceOf(withUnion(['integer', 'string']))))).to.deep.equal([]);
+    expect(changeLines(compareSurfaces(base, await surfaceOf(withUnion(['integer', 'string'], 5))))).to.deep.equal(['breaking things_create ref|1 bound_tightened']);
+  });
+});
+
 describe('tool-surface change report: acknowledgements against a base without a review copy', function () {
   this.timeout(60_000);
 
