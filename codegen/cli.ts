@@ -53,10 +53,7 @@ async function runCli(argv: string[]): Promise<number> {
     if (!values.quiet) process.stderr.write(`${summaryLine(plan.operations.length, plan.tools.length, warnings.length)}\n`);
   };
   const printSurfaceReport = prepareGeneratedReport(values, out, result.files);
-  if (!values.check) {
-    const written = await write(out, result, progress, started, summarize);
-    return printSurfaceReport() ? 1 : written;
-  }
+  if (!values.check) return write(out, result, progress, started, summarize).then((written) => (printSurfaceReport() ? 1 : written));
   const surfaceFailed = printSurfaceReport();
   const stale = await compare(out, result, progress, started, summarize);
   return stale === 0 && surfaceFailed ? 1 : stale;
