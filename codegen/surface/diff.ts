@@ -1,7 +1,8 @@
 /**
  * The tool-surface change report: two sides (surface.ts) compared tool by tool and classified
  * (changes.ts). Tools are matched by name, then a tool gone and a tool new for the same operation
- * (or the new one declaring the old name in `x-mcp.aliases`) as a rename. A breaking change of a
+ * (the new one declaring the old name in `x-mcp.aliases`, or serving the same operation) as a rename;
+ * an alias that hands a removed tool's name to another operation is a break of its own. A breaking change of a
  * tool whose operation carries an `x-mcp.breaking` the base did not have is listed apart as
  * acknowledged (`--fail-on breaking` passes it): an acknowledgement covers the break it was written
  * for, not the next one. Pure.
