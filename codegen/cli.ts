@@ -7,15 +7,15 @@
  * `generated`) are checked against the operations and listed in `handlers.gen.ts`. Prints errors
  * as `error: <file>#<pointer>: <message>` (one line each) and exits 1, never with a stack trace.
  * The phases and a summary line go to stderr (progress.ts), unless `--quiet`.
- * `--check` also prints the tool-surface change report against a base (`--base <rev>`, `--format`,
- * `--report-file`, `--fail-on breaking`: codegen/surface/cli-report.ts).
+ * It also prints the tool-surface change report against a base (`--base <rev>`, `--format`,
+ * `--report-file`, `--fail-on breaking`: codegen/surface/cli-report.ts), the base read before writing.
  */
 import { parseArgs } from 'node:util';
 import { CodegenError, formatWarning } from './errors.js';
 import { generate, type GenerateResult } from './generate.js';
 import { checkOutput, writeOutput } from './emit/write.js';
 import { count, createProgress, silentProgress, summaryLine, type Progress } from './progress.js';
-import { reportGenerated, SURFACE_OPTIONS } from './surface/cli-report.js';
+import { prepareGeneratedReport, SURFACE_OPTIONS } from './surface/cli-report.js';
 
 const DEFAULT_OUT = 'generated';
 const DEFAULT_HANDLERS = 'src/api/operations';
@@ -52,8 +52,9 @@ async function runCli(argv: string[]): Promise<number> {
   const summarize = (): void => {
     if (!values.quiet) process.stderr.write(`${summaryLine(plan.operations.length, plan.tools.length, warnings.length)}\n`);
   };
-  if (!values.check) return write(out, result, progress, started, summarize);
-  const surfaceFailed = reportGenerated(values, out, result.files);
+  const printSurfaceReport = prepareGeneratedReport(values, out, result.files);
+  if (!values.check) return write(out, result, progress, started, summarize).then((written) => (printSurfaceReport() ? 1 : written));
+  const surfaceFailed = printSurfaceReport();
   const stale = await compare(out, result, progress, started, summarize);
   return stale === 0 && surfaceFailed ? 1 : stale;
 }

@@ -1,9 +1,9 @@
 /**
  * Where a side of the comparison comes from: a git revision (its committed generated/), a folder
  * holding the two files, one of the two files (its sibling is read beside it), or the freshly
- * generated files in memory. The default base of `generate --check` is the review copy at the
- * merge base with the main branch (`git merge-base HEAD main`) when git has one, else the copy on
- * disk before regeneration.
+ * generated files in memory. The default base of `generate` is the review copy at the merge base
+ * with the main branch (`git merge-base HEAD main`) when git has one, else the copy on disk before
+ * regeneration (the report's label says so and why).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
@@ -63,24 +63,37 @@ export function readPath(target: string): Surface {
   return readSurface(folder, readFileSync(listFile, 'utf8'), existsSync(reviewFile) ? readFileSync(reviewFile, 'utf8') : undefined);
 }
 
-/** A side named on the command line: a path when one exists, else a git revision of `outDir`. */
-export function readSide(name: string, outDir: string): Surface {
-  if (existsSync(name)) return readPath(name);
-  const surface = readRevision(name, outDir);
-  if (surface === undefined) throw new Error(`${name} has no ${outDir}/${TOOLS_LIST_FILE}`);
+/**
+ * A revision named on the command line (`--base`, a side of surface:diff): both files must be there
+ * and readable; a report that quietly compared less than was asked for would pass what it never checked.
+ */
+export function readNamedRevision(revision: string, outDir: string): Surface {
+  const surface = readRevision(revision, outDir);
+  if (surface === undefined) throw new Error(`${revision} has no ${outDir}/${TOOLS_LIST_FILE}`);
+  if (!surface.hasReview) throw new Error(`${surface.label} has no readable ${outDir}/${REVIEW_FILE} (missing, of another version or malformed)`);
   return surface;
 }
 
-/** The default base: the merge base with main when git has one and it holds the tools list, else the files on disk; undefined when neither. */
+/** A side named on the command line: a path when one exists, else a git revision of `outDir`. */
+export function readSide(name: string, outDir: string): Surface {
+  return existsSync(name) ? readPath(name) : readNamedRevision(name, outDir);
+}
+
+/**
+ * The default base: the merge base with main when git has one and it holds the tools list, else the
+ * files on disk, labelled with why (a shallow or detached checkout has no merge base); undefined when neither.
+ */
 export function findDefaultBase(outDir: string): Surface | undefined {
   const where = repositoryPath(outDir);
+  let why = where === undefined ? 'not inside a git work tree' : `no merge base with ${MAIN_BRANCHES.join(' or ')} found`;
   for (const branch of where === undefined ? [] : MAIN_BRANCHES) {
     const mergeBase = git(where!.root, ['merge-base', 'HEAD', branch])?.trim();
     if (!mergeBase) continue;
     const surface = readRevision(mergeBase, outDir);
     if (surface !== undefined) return { ...surface, label: `merge base with ${branch} (${mergeBase.slice(0, 7)})` };
+    why = `the merge base with ${branch} (${mergeBase.slice(0, 7)}) has no ${TOOLS_LIST_FILE}`;
   }
-  return existsSync(path.join(outDir, TOOLS_LIST_FILE)) ? { ...readPath(outDir), label: `${outDir} on disk` } : undefined;
+  return existsSync(path.join(outDir, TOOLS_LIST_FILE)) ? { ...readPath(outDir), label: `${outDir} on disk (${why})` } : undefined;
 }
 
 /** The head side from the files generate just produced (in memory). */

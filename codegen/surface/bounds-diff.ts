@@ -20,12 +20,12 @@ interface Limit {
   readonly said: string;
 }
 
-export function diffBounds(tool: string, before: Bounds, after: Bounds, common: ReadonlySet<string>): Change[] {
+/** The bounds of each place both schemas have (`common`: base path → head path, schema-diff.ts), named by the base's path. */
+export function diffBounds(tool: string, before: Bounds, after: Bounds, common: ReadonlyMap<string, string>): Change[] {
   const changes: Change[] = [];
-  const paths = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((path) => common.has(path)).sort();
-  for (const path of paths) {
+  for (const [path, headPath] of [...common].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const was = (before[path] ?? {}) as Obj;
-    const is = (after[path] ?? {}) as Obj;
+    const is = (after[headPath] ?? {}) as Obj;
     for (const [direction, detail] of compareBounds(was, is)) {
       changes.push(change(direction === 'tightened' ? 'bound_tightened' : 'bound_widened', tool, path, detail));
     }

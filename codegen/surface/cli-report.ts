@@ -1,15 +1,16 @@
 /**
- * The change report's part of the command line, shared by `npm run generate -- --check` (cli.ts) and
+ * The change report's part of the command line, shared by `npm run generate` (cli.ts) and
  * `npm run surface:diff` (diff-cli.ts): its flags, and printing the report of two sides. `--fail-on
  * breaking` makes an unacknowledged breaking change fail the command.
  *
- *   --base <rev>           compare with this revision's generated/ (default: the merge base with main, else the copy on disk)
+ *   --base <rev>           compare with this revision's generated/, both files there and readable, else an error
+ *                          (default: the merge base with main, else the copy on disk, the report saying why)
  *   --format text|markdown|json
  *   --report-file <file>   write the report there (e.g. a pull-request comment) and print only its summary
  *   --fail-on breaking
  */
 import { writeFileSync } from 'node:fs';
-import { findDefaultBase, readGenerated, readRevision } from './base.js';
+import { findDefaultBase, readGenerated, readNamedRevision } from './base.js';
 import { compareSurfaces, hasUnacknowledgedBreaks } from './diff.js';
 import { formatReport, REPORT_FORMATS, summarize, type ReportFormat } from './format.js';
 import type { Surface } from './surface.js';
@@ -60,13 +61,17 @@ export function printReport(base: Surface, head: Surface, settings: ReportSettin
   return failed;
 }
 
-/** `generate --check`: the report of the generated files against the base; true when it fails the run. */
-export function reportGenerated(flags: SurfaceFlags, out: string, files: ReadonlyMap<string, string>): boolean {
+/**
+ * `generate`: the report of the generated files against the base, the base read now (before the write
+ * phase replaces the copy on disk) and printed by the returned function, which is true when the report fails the run.
+ */
+export function prepareGeneratedReport(flags: SurfaceFlags, out: string, files: ReadonlyMap<string, string>): () => boolean {
   const settings = readSettings(flags);
-  const base = flags.base === undefined ? findDefaultBase(out) : readRevision(flags.base, out);
-  if (base === undefined) {
-    process.stdout.write(`tool surface: nothing to compare with (no ${out}/tools-list.gen.json ${flags.base === undefined ? 'at the merge base with main or on disk' : `at ${flags.base}`})\n`);
+  const base = flags.base === undefined ? findDefaultBase(out) : readNamedRevision(flags.base, out);
+  const head = readGenerated('generated now', files);
+  return () => {
+    if (base !== undefined) return printReport(base, head, settings);
+    process.stdout.write(`tool surface: nothing to compare with (no ${out}/tools-list.gen.json at the merge base with main or on disk)\n`);
     return false;
-  }
-  return printReport(base, readGenerated('generated now', files), settings);
+  };
 }

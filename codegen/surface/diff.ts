@@ -1,7 +1,8 @@
 /**
  * The tool-surface change report: two sides (surface.ts) compared tool by tool and classified
  * (changes.ts). Tools are matched by name, then a tool gone and a tool new for the same operation
- * (or the new one declaring the old name in `x-mcp.aliases`) as a rename. A breaking change of a
+ * (the new one declaring the old name in `x-mcp.aliases`, or serving the same operation) as a rename;
+ * an alias that hands a removed tool's name to another operation is a break of its own. A breaking change of a
  * tool whose operation carries an `x-mcp.breaking` the base did not have is listed apart as
  * acknowledged (`--fail-on breaking` passes it): an acknowledgement covers the break it was written
  * for, not the next one. Pure.
@@ -38,7 +39,7 @@ export interface SurfaceReport {
 }
 
 /** What the review copy lets the report see; without it on either side, these are not compared. */
-export const NEEDS_REVIEW_COPY = ['scopes', 'permission', 'moving money', 'confirmation kind', 'toolsets', 'validation bounds', 'renames without an alias', 'acknowledged removals'] as const;
+export const NEEDS_REVIEW_COPY = ['scopes', 'permission', 'moving money', 'confirmation kind', 'toolsets', 'validation bounds', 'renames without an alias', 'acknowledgements (x-mcp.breaking)'] as const;
 
 interface Pair {
   readonly before: SurfaceTool;
@@ -48,7 +49,7 @@ interface Pair {
 export function compareSurfaces(base: Surface, head: Surface): SurfaceReport {
   const changes: Array<Change | AcknowledgedChange> = [];
   const { pairs, removed, added } = matchTools(base, head);
-  for (const tool of removed) changes.push(acknowledgeRemoval(base, head, tool, change('tool_removed', tool.listed.name, '', 'no longer listed or answered')));
+  for (const tool of removed) changes.push(acknowledgeRemoval(base, head, tool, removal(head, tool)));
   for (const tool of added) changes.push(change('tool_added', tool.listed.name, '', 'new'));
   for (const pair of pairs) changes.push(...acknowledgeTool(pair, diffTool(pair)));
   return classify(base, head, changes, countTokenDeltas(base, head, pairs));
@@ -90,13 +91,30 @@ function matchTools(base: Surface, head: Surface): { pairs: Pair[]; removed: Sur
   }
   const removed: SurfaceTool[] = [];
   for (const before of gone) {
-    const renamed = fresh.find((after) => (after.review?.aliases ?? []).some((alias) => alias.name === before.listed.name))
-      ?? fresh.find((after) => after.review !== null && before.review !== null && after.review.operationId === before.review.operationId);
+    // An alias names a rename only for the same operation (a base without a review copy cannot say which: trusted).
+    const renamed = fresh.find((after) => declaresAlias(after, before.listed.name) && (before.review === null || sameOperation(before, after)))
+      ?? fresh.find((after) => sameOperation(before, after));
     if (renamed === undefined) removed.push(before);
     else pairs.push({ before, after: renamed });
   }
   const renamedTo = new Set(pairs.map((pair) => pair.after));
   return { pairs, removed, added: fresh.filter((tool) => !renamedTo.has(tool)) };
+}
+
+function declaresAlias(tool: SurfaceTool, name: string): boolean {
+  return (tool.review?.aliases ?? []).some((alias) => alias.name === name);
+}
+
+function sameOperation(before: SurfaceTool, after: SurfaceTool): boolean {
+  return before.review !== null && after.review !== null && before.review.operationId === after.review.operationId;
+}
+
+/** A tool gone; when another operation's tool declares its name as an alias, a call by that name now does something else. */
+function removal(head: Surface, tool: SurfaceTool): Change {
+  const name = tool.listed.name;
+  const heir = [...head.tools.values()].find((other) => declaresAlias(other, name));
+  if (heir === undefined) return change('tool_removed', name, '', 'no longer listed or answered');
+  return change('alias_retargeted', name, '', `now answered as ${heir.listed.name} (${heir.review!.operationId}), not ${tool.review?.operationId ?? 'its operation'}`);
 }
 
 function diffTool({ before, after }: Pair): Change[] {
@@ -113,7 +131,7 @@ function diffTool({ before, after }: Pair): Change[] {
     if (was !== is) changes.push(change(key === 'title' ? 'tool_title' : 'tool_description', name, '', 'changed', { before: was, after: is }));
   }
   changes.push(...diffSafety(name, before, after));
-  const common = new Set<string>();
+  const common = new Map<string, string>();
   changes.push(...diffSchemas('input', name, before.listed.inputSchema, after.listed.inputSchema, common));
   if (before.review !== null && after.review !== null) changes.push(...diffBounds(name, before.review.bounds, after.review.bounds, common));
   changes.push(...diffOutputs(name, before, after));
@@ -128,11 +146,15 @@ function diffOutputs(name: string, before: SurfaceTool, after: SurfaceTool): Cha
   return [];
 }
 
-/** The head's `x-mcp.breaking` on the tool, when the base did not already carry the same one. */
+/**
+ * The head's `x-mcp.breaking` on the tool, when the base did not already carry the same one. A base
+ * without review data cannot tell a new acknowledgement from an old one, which would silence every
+ * later break: there none counts (the report lists acknowledgements as unchecked).
+ */
 function newAcknowledgement(before: SurfaceTool, after: SurfaceTool): BreakingAcknowledgement | null {
   const declared = after.review?.breaking ?? null;
-  const known = before.review?.breaking ?? null;
-  if (declared === null) return null;
+  if (declared === null || before.review === null) return null;
+  const known = before.review.breaking;
   return known !== null && known.since === declared.since && known.reason === declared.reason ? null : declared;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The report in three forms: text for a person at a terminal, Markdown for a pull-request comment,
  * JSON for machines (the SurfaceReport as it is). Texts of the spec are quoted, never interpreted:
- * Markdown table cells escape `|`, line breaks and HTML.
+ * a Markdown table cell is one line with `|`, HTML, links, images and @mentions neutralised, so a
+ * spec author cannot break out of the table or forge content in a pull-request comment.
  */
 import { CHANGE_KINDS, type Change } from './changes.js';
 import type { AcknowledgedChange, SurfaceReport } from './diff.js';
@@ -68,17 +69,30 @@ function formatText(report: SurfaceReport): string {
   if (report.tokens.tools.length > 0) lines.push('tokens per tool:', ...report.tokens.tools.map((t) => `  ${t.name}: ${cost(t)}`));
   const toolsets = changedToolsets(report);
   if (toolsets.length > 0) lines.push('tokens per toolset:', ...toolsets.map((t) => `  ${t.name}: ${cost(t)}`));
-  if (report.unchecked.length > 0) lines.push(`not checked (no tools-review.gen.json on one side): ${report.unchecked.join(', ')}`);
+  if (report.unchecked.length > 0) lines.push(`not checked (no readable tools-review.gen.json on one side: missing, of another version or malformed): ${report.unchecked.join(', ')}`);
   return `${lines.join('\n')}\n`;
 }
 
-/** A Markdown table cell: one line, `|` and HTML escaped. */
-function cell(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').trim();
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * A Markdown table cell: one line; backslashes, `|` (a GFM table splits a row at every `|` not
+ * escaped), HTML and `[`/`]` (no link, no image `![…]`) escaped; a zero-width space after `@`
+ * (GitHub mentions a user even through a backslash-escaped or entity `@`).
+ */
+function cell(text: string): string {
+  return oneLine(text).replace(/\\/g, '\\\\').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+    .replace(/[|[\]]/g, '\\$&').replace(/@/g, '@\u200b');
+}
+
+/**
+ * A code span in a table cell: one line, `|` escaped. A code span shows backslashes as they are, but
+ * the table still reads `\\` as an escaped backslash: those before a `|` are doubled so it stays escaped.
+ */
 function code(text: string): string {
-  return text === '' ? '' : `\`${text.replace(/`/g, "'")}\``;
+  return text === '' ? '' : `\`${oneLine(text).replace(/`/g, "'").replace(/(\\*)\|/g, (_, slashes: string) => `${slashes}${slashes}\\|`)}\``;
 }
 
 function markdownTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
@@ -104,13 +118,13 @@ function formatMarkdown(report: SurfaceReport): string {
   section('Compatible', report.compatible);
   section('Text', report.text);
   if (report.deprecated.length > 0) {
-    lines.push('#### Deprecated names (`x-mcp.aliases`: answered by tools/call, not listed)', '', ...markdownTable(['Old name', 'Tool', 'Until'], report.deprecated.map((d) => [code(d.alias), code(d.tool), d.until])));
+    lines.push('#### Deprecated names (`x-mcp.aliases`: answered by tools/call, not listed)', '', ...markdownTable(['Old name', 'Tool', 'Until'], report.deprecated.map((d) => [code(d.alias), code(d.tool), cell(d.until)])));
   }
   const toolsets = changedToolsets(report);
   if (report.tokens.tools.length + toolsets.length > 0) {
     const rows = [...report.tokens.tools.map((t) => [code(t.name), cost(t)]), ...toolsets.map((t) => [`toolset ${code(t.name)}`, cost(t)])];
     lines.push('#### Model-visible tokens', '', ...markdownTable(['Tool or toolset', 'Before → after'], rows));
   }
-  if (report.unchecked.length > 0) lines.push(`Not checked (no \`tools-review.gen.json\` on one side): ${report.unchecked.join(', ')}.`, '');
+  if (report.unchecked.length > 0) lines.push(`Not checked (no readable \`tools-review.gen.json\` on one side: missing, of another version or malformed): ${report.unchecked.join(', ')}.`, '');
   return `${lines.join('\n').trimEnd()}\n`;
 }

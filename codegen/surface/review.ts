@@ -1,12 +1,15 @@
 /**
  * The review copy `generated/tools-review.gen.json`: per tool, what classifying a change needs and
- * clients are not served — scopes, permission, whether it moves money, its classification, its
+ * clients are not served — every scope and panel permission a call requires (the operation's and
+ * those of the resources it must reach, src/runtime/required-access.ts), whether it moves money, its classification, its
  * confirmation kind, its toolsets, the validation bounds its shown `inputSchema` leaves out, its
  * model-visible tokens, its former names and its acknowledged break — plus the acknowledged breaks of
  * operations whose tool is gone (`x-mcp.exclude` with `x-mcp.breaking`). With tools-list.gen.json
  * (what `tools/list` shows) it is everything the change report compares (diff.ts). Nothing imports it.
  */
-import type { OperationBounds, ToolAlias, ToolDefinition } from '../../src/runtime/types.js';
+import { NO_PERMISSION } from '../../src/identity/permissions.js';
+import { requiredAccess } from '../../src/runtime/required-access.js';
+import type { OperationBounds, OperationRef, ToolAlias, ToolDefinition } from '../../src/runtime/types.js';
 import type { SpecPlan } from '../plan-spec.js';
 import type { BreakingAcknowledgement } from './extensions.js';
 import { isObject, propertyPath, structuralChildren, resolveRef, type Obj } from './schema-paths.js';
@@ -15,7 +18,7 @@ import { countModelVisible } from './tokens.js';
 export const REVIEW_FILE = 'tools-review.gen.json';
 export const TOOLS_LIST_FILE = 'tools-list.gen.json';
 /** Bumped when the shape of the file changes, so a reader can tell an older copy. */
-export const REVIEW_VERSION = 1;
+export const REVIEW_VERSION = 2;
 
 /** Keyword → value, per path (schema-paths.ts); the root '' also holds the operation's own bounds. */
 export type Bounds = { readonly [path: string]: { readonly [keyword: string]: unknown } };
@@ -24,8 +27,10 @@ export interface ReviewTool {
   readonly name: string;
   readonly operationId: string;
   readonly toolsets: readonly string[];
+  /** Every scope a call requires, sorted: the operation's security requirement and its required resources'. */
   readonly scopes: readonly string[];
-  readonly permission: string;
+  /** Every panel permission a call requires, sorted (`none`, which every member holds, left out). */
+  readonly permissions: readonly string[];
   readonly movesMoney: boolean;
   readonly readOnly: boolean;
   readonly destructive: boolean;
@@ -77,8 +82,7 @@ function reviewTool(tool: ToolDefinition, breaking: BreakingAcknowledgement | nu
     name: tool.name,
     operationId: operation.operationId,
     toolsets: tool.toolsets,
-    scopes: operation.scopes,
-    permission: operation.permission,
+    ...requiredGrants(operation),
     movesMoney: operation.movesMoney,
     readOnly: operation.readOnly,
     destructive: operation.destructive,
@@ -89,6 +93,15 @@ function reviewTool(tool: ToolDefinition, breaking: BreakingAcknowledgement | nu
     aliases: tool.aliases ?? [],
     breaking,
   };
+}
+
+/** What the server checks before a call runs (src/api/authorize.ts assertScope, assertPermission, canReach). */
+function requiredGrants(operation: OperationRef): { scopes: string[]; permissions: string[] } {
+  const accesses = requiredAccess(operation);
+  const scopes = new Set([...operation.scopes, ...accesses.flatMap((access) => access.scopes)]);
+  const permissions = new Set([operation.permission, ...accesses.map((access) => access.permission)]);
+  permissions.delete(NO_PERMISSION);
+  return { scopes: [...scopes].sort(), permissions: [...permissions].sort() };
 }
 
 /** The bound keywords of the argument schema by path, and at the root the body's `minProperties` and the operation's `x-kobana-bounds`. */

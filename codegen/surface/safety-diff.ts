@@ -3,7 +3,8 @@
  * shows, so a base without a review copy is compared too), and from the review copies whether it
  * moves money, its scopes, its permission, its confirmation kind and its toolsets. A tool that
  * became destructive, started moving money, stopped being read-only (or idempotent: a retry may
- * now act twice), needs a scope or a permission it did not, or left a toolset (a `?toolsets=` view
+ * now act twice), needs a scope or a permission it did not (its own or that of a resource it must
+ * reach: the review copy holds every one a call requires), or left a toolset (a `?toolsets=` view
  * no longer shows it) is breaking.
  */
 import { change, type Change, type ChangeKind } from './changes.js';
@@ -16,9 +17,6 @@ const HINTS = [
   ['idempotentHint', 'became_idempotent', 'no_longer_idempotent'],
 ] as const satisfies ReadonlyArray<readonly [string, ChangeKind, ChangeKind]>;
 
-/** The permission of a tool that needs none (a foreign document may declare none). */
-const NO_PERMISSION = new Set(['', 'none']);
-
 export function diffSafety(name: string, before: SurfaceTool, after: SurfaceTool): Change[] {
   const changes: Change[] = [];
   for (const [hint, turnedOn, turnedOff] of HINTS) {
@@ -30,10 +28,8 @@ export function diffSafety(name: string, before: SurfaceTool, after: SurfaceTool
   if (from.movesMoney !== to.movesMoney) changes.push(change(to.movesMoney ? 'moves_money' : 'no_longer_moves_money', name, '', `movesMoney ${from.movesMoney} → ${to.movesMoney}`));
   for (const scope of to.scopes.filter((each) => !from.scopes.includes(each))) changes.push(change('scope_added', name, '', scope));
   for (const scope of from.scopes.filter((each) => !to.scopes.includes(each))) changes.push(change('scope_removed', name, '', scope));
-  if (from.permission !== to.permission) {
-    const kind = NO_PERMISSION.has(to.permission) ? 'permission_removed' : 'permission_added';
-    changes.push(change(kind, name, '', `${from.permission || 'none'} → ${to.permission || 'none'}`));
-  }
+  for (const permission of to.permissions.filter((each) => !from.permissions.includes(each))) changes.push(change('permission_added', name, '', permission));
+  for (const permission of from.permissions.filter((each) => !to.permissions.includes(each))) changes.push(change('permission_removed', name, '', permission));
   if (from.confirmation !== null && to.confirmation !== null && from.confirmation !== to.confirmation) {
     changes.push(change('confirmation_changed', name, '', `${from.confirmation} → ${to.confirmation}`));
   }

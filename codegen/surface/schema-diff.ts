@@ -5,8 +5,10 @@
  * refused: the set of types shrinks or changes (`integer` is inside `number`), an enum loses a value or
  * appears, a format appears or changes, a union loses a member; a new required argument, or one
  * that became required, breaks every call that left it out. For outputs, a field gone or a type or
- * format changed breaks a caller reading it; a field added does not. Bounds the shown schema leaves
- * out are bounds-diff.ts's; the paths both sides have are collected for it in `common`.
+ * format changed, or one always returned that may now be left out, breaks a caller reading it; a
+ * field added does not. An argument's `default` changed breaks a call that leaves it out. Bounds the shown schema leaves
+ * out are bounds-diff.ts's; the paths both sides have are collected for it in `common` (base path →
+ * head path: they differ where union members were reordered).
  */
 import { change, show, type Change, type ChangeKind } from './changes.js';
 import { isObject, propertyPath, resolveRef, structuralChildren, type Obj } from './schema-paths.js';
@@ -18,31 +20,41 @@ interface Walk {
   readonly tool: string;
   readonly roots: { readonly before: Obj; readonly after: Obj };
   readonly changes: Change[];
-  readonly common: Set<string>;
-  /** The base's schemas on the path walked so far. */
-  readonly ancestors: Set<Obj>;
+  readonly common: Map<string, string>;
+  /**
+   * The (base, head) schema pairs already compared. A pair is compared once, at the first path that
+   * reaches it: a definition shared by two fields ($defs), each sharing another, would otherwise be
+   * compared once per path (exponentially many), and a recursive one without end.
+   */
+  readonly compared: WeakMap<Obj, WeakSet<Obj>>;
 }
 
-/** The changes between two schemas of one tool; `common` receives every path both have. */
-export function diffSchemas(role: SchemaRole, tool: string, before: Obj, after: Obj, common: Set<string> = new Set()): Change[] {
-  const walk: Walk = { role, tool, roots: { before, after }, changes: [], common, ancestors: new Set() };
-  diffNode(walk, before, after, '');
+/** The changes between two schemas of one tool, named by the base's paths; `common` receives every place both have. */
+export function diffSchemas(role: SchemaRole, tool: string, before: Obj, after: Obj, common: Map<string, string> = new Map()): Change[] {
+  const walk: Walk = { role, tool, roots: { before, after }, changes: [], common, compared: new WeakMap() };
+  diffNode(walk, before, after, '', '');
   return walk.changes;
 }
 
-function diffNode(walk: Walk, rawBefore: Obj, rawAfter: Obj, at: string): void {
+/** Compares the base's schema at `at` with the head's at `headAt` (the same place, see diffChildren). */
+function diffNode(walk: Walk, rawBefore: Obj, rawAfter: Obj, at: string, headAt: string): void {
   const before = resolveRef(walk.roots.before, rawBefore);
   const after = resolveRef(walk.roots.after, rawAfter);
-  // A recursive schema stops where it reaches itself again; a shape shared by two fields ($defs) is compared at each.
-  if (before === undefined || after === undefined || walk.ancestors.has(before)) return;
-  walk.ancestors.add(before);
-  walk.common.add(at);
+  if (before === undefined || after === undefined || !firstComparison(walk, before, after)) return;
+  walk.common.set(at, headAt);
   const typeChanged = diffTypes(walk, before, after, at);
   diffValues(walk, before, after, at);
   diffKeyword(walk, before, after, at);
-  diffProperties(walk, before, after, at);
-  diffChildren(walk, before, after, at, typeChanged);
-  walk.ancestors.delete(before);
+  diffProperties(walk, before, after, at, headAt);
+  diffChildren(walk, { before, after, at, headAt }, typeChanged);
+}
+
+/** Records the pair; false when it was compared before. */
+function firstComparison(walk: Walk, before: Obj, after: Obj): boolean {
+  const seen = walk.compared.get(before) ?? new WeakSet<Obj>();
+  if (seen.has(after)) return false;
+  walk.compared.set(before, seen.add(after));
+  return true;
 }
 
 function report(walk: Walk, kind: ChangeKind, at: string, detail: string, texts?: { before: string; after: string }): void {
@@ -88,26 +100,35 @@ function isSubset(small: Set<string> | null, large: Set<string> | null): boolean
   return [...small].every((type) => large.has(type));
 }
 
-/** `enum` (or `const`, an enum of one): values removed narrow an argument, values added widen it. */
+/**
+ * `enum` (or `const`, an enum of one). Of an argument, values removed narrow it and values added
+ * widen it; of an output the reverse: a value added may be one callers do not handle, a value
+ * removed is one they no longer see. Values are told apart as JSON (`1` is not `"1"`).
+ */
 function diffValues(walk: Walk, before: Obj, after: Obj, at: string): void {
   const was = enumValues(before);
   const is = enumValues(after);
   if (was === null && is === null) return;
-  if (walk.role === 'output') {
-    if (JSON.stringify(was) !== JSON.stringify(is)) report(walk, 'output_values_changed', at, `${was === null ? 'any' : was.join(', ')} → ${is === null ? 'any' : is.join(', ')}`);
-    return;
-  }
-  if (was === null) return report(walk, 'enum_value_removed', at, `now only ${is!.join(', ')}`);
-  if (is === null) return report(walk, 'enum_value_added', at, 'any value now');
-  const removed = was.filter((value) => !is.includes(value));
-  const added = is.filter((value) => !was.includes(value));
-  if (removed.length > 0) report(walk, 'enum_value_removed', at, removed.join(', '));
-  if (added.length > 0) report(walk, 'enum_value_added', at, added.join(', '));
+  const output = walk.role === 'output';
+  const [narrowed, widened] = output ? ['output_value_removed', 'output_value_added'] as const : ['enum_value_removed', 'enum_value_added'] as const;
+  const shown = (values: readonly unknown[]): string => values.map(show).join(', ');
+  if (was === null) return report(walk, narrowed, at, `now only ${shown(is!)}`);
+  if (is === null) return report(walk, widened, at, output ? 'any value may now be returned' : 'any value now');
+  const removed = differ(was, is);
+  const added = differ(is, was);
+  if (removed.length > 0) report(walk, narrowed, at, shown(removed));
+  if (added.length > 0) report(walk, widened, at, output ? `may now return a value callers do not know: ${shown(added)}` : shown(added));
 }
 
-function enumValues(schema: Obj): string[] | null {
-  if (Array.isArray(schema.enum)) return schema.enum.map(show);
-  return schema.const === undefined ? null : [show(schema.const)];
+/** The values of `values` that `others` lacks, compared as JSON. */
+function differ(values: readonly unknown[], others: readonly unknown[]): unknown[] {
+  const known = new Set(others.map((value) => JSON.stringify(value)));
+  return values.filter((value) => !known.has(JSON.stringify(value)));
+}
+
+function enumValues(schema: Obj): unknown[] | null {
+  if (Array.isArray(schema.enum)) return schema.enum;
+  return schema.const === undefined ? null : [schema.const];
 }
 
 /** `format` (a bound of an argument, a type of an output), `default` and `description`. */
@@ -118,7 +139,7 @@ function diffKeyword(walk: Walk, before: Obj, after: Obj, at: string): void {
     else report(walk, after.format === undefined ? 'bound_widened' : 'bound_tightened', at, detail);
   }
   if (walk.role === 'input' && JSON.stringify(before.default) !== JSON.stringify(after.default)) {
-    report(walk, 'default_changed', at, `${show(before.default ?? 'none')} → ${show(after.default ?? 'none')}`);
+    report(walk, 'default_changed', at, `${show(before.default ?? 'none')} → ${show(after.default ?? 'none')}: the same call now does something else`);
   }
   const was = typeof before.description === 'string' ? before.description : '';
   const is = typeof after.description === 'string' ? after.description : '';
@@ -133,7 +154,7 @@ function requiredNames(schema: Obj): Set<string> {
   return new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
 }
 
-function diffProperties(walk: Walk, before: Obj, after: Obj, at: string): void {
+function diffProperties(walk: Walk, before: Obj, after: Obj, at: string, headAt: string): void {
   const was = properties(before);
   const is = properties(after);
   const removed = Object.keys(was).filter((name) => !(name in is));
@@ -150,8 +171,9 @@ function diffProperties(walk: Walk, before: Obj, after: Obj, at: string): void {
     const path = propertyPath(at, name);
     if (walk.role === 'input' && !wasRequired.has(name) && isRequired.has(name)) report(walk, 'argument_required', path, 'was optional, now required');
     if (walk.role === 'input' && wasRequired.has(name) && !isRequired.has(name)) report(walk, 'argument_optional', path, 'was required, now optional');
+    if (walk.role === 'output' && wasRequired.has(name) && !isRequired.has(name)) report(walk, 'output_field_optional', path, 'was always returned, now may be left out');
     const [from, to] = [was[name], is[name]];
-    if (isObject(from) && isObject(to)) diffNode(walk, from, to, path);
+    if (isObject(from) && isObject(to)) diffNode(walk, from, to, path, propertyPath(headAt, name));
   }
 }
 
@@ -192,19 +214,47 @@ function withoutDescription(schema: unknown): unknown {
  * Items, keyed values, keys and union members. A constraint that appears (items, keyed values or
  * keys given a schema) narrows what an argument takes and one that goes widens it; a union member
  * that goes narrows and one that appears widens — reported when the union's types did not already
- * say so (diffTypes).
+ * say so (diffTypes). Union members are paired by the types they accept, then by position, so a
+ * reordered union (`[string, integer]` → `[integer, string]`) is no change.
  */
-function diffChildren(walk: Walk, before: Obj, after: Obj, at: string, typeChanged: boolean): void {
-  const was = new Map(structuralChildren(before, at));
-  const is = new Map(structuralChildren(after, at));
-  for (const [path, child] of was) {
-    const other = is.get(path);
-    if (isObject(child) && isObject(other)) diffNode(walk, child, other, path);
-    else if (other === undefined && !(isMember(path) && typeChanged)) report(walk, childKind(walk, path, 'gone'), path, isMember(path) ? 'union member removed' : 'no longer constrained');
+function diffChildren(walk: Walk, level: { before: Obj; after: Obj; at: string; headAt: string }, typeChanged: boolean): void {
+  const { at, headAt } = level;
+  // Children keyed by their place below the node (`[]`, `{}`, `|2`), the same on both sides.
+  const was = new Map(structuralChildren(level.before, at).map(([path, child]) => [path.slice(at.length), child] as const));
+  const is = new Map(structuralChildren(level.after, headAt).map(([path, child]) => [path.slice(headAt.length), child] as const));
+  const partners = pairMembers(walk, was, is);
+  const paired = new Set(partners.values());
+  for (const [place, child] of was) {
+    const partner = partners.get(place) ?? place;
+    const other = isMember(place) && !partners.has(place) ? undefined : is.get(partner);
+    if (isObject(child) && isObject(other)) diffNode(walk, child, other, at + place, headAt + partner);
+    else if (other === undefined && !(isMember(place) && typeChanged)) report(walk, childKind(walk, place, 'gone'), at + place, isMember(place) ? 'union member removed' : 'no longer constrained');
   }
-  for (const path of [...is.keys()].filter((key) => !was.has(key))) {
-    if (!(isMember(path) && typeChanged)) report(walk, childKind(walk, path, 'new'), path, isMember(path) ? 'union member added' : 'now constrained');
+  for (const place of [...is.keys()].filter((key) => isMember(key) ? !paired.has(key) : !was.has(key))) {
+    if (!(isMember(place) && typeChanged)) report(walk, childKind(walk, place, 'new'), headAt + place, isMember(place) ? 'union member added' : 'now constrained');
   }
+}
+
+/** Base union member → head union member: first those accepting the same types (each once), then the rest by position. */
+function pairMembers(walk: Walk, was: ReadonlyMap<string, unknown>, is: ReadonlyMap<string, unknown>): Map<string, string> {
+  const members = (children: ReadonlyMap<string, unknown>, root: Obj): Array<[string, string]> => [...children].filter(([place]) => isMember(place))
+    .map(([place, child]) => {
+      const resolved = isObject(child) ? resolveRef(root, child) : undefined;
+      return [place, resolved === undefined ? '?' : showTypes(typeSet(walk, root, resolved))];
+    });
+  const [before, after] = [members(was, walk.roots.before), members(is, walk.roots.after)];
+  const pairs = new Map<string, string>();
+  const taken = new Set<string>();
+  const pair = (matches: (from: string, to: string, types: [string, string]) => boolean): void => {
+    for (const [from, fromTypes] of before) {
+      if (pairs.has(from)) continue;
+      const found = after.find(([to, toTypes]) => !taken.has(to) && matches(from, to, [fromTypes, toTypes]));
+      if (found !== undefined) { pairs.set(from, found[0]); taken.add(found[0]); }
+    }
+  };
+  pair((_from, _to, [a, b]) => a === b);
+  pair((from, to) => from === to);
+  return pairs;
 }
 
 function isMember(path: string): boolean {

@@ -1,9 +1,11 @@
 /**
  * One side of a comparison: the tools as `tools/list` shows them (tools-list.gen.json) joined by
  * name with their review data (tools-review.gen.json). A side read from a revision older than the
- * review copy has the list only: the report then says which classes it could not check.
+ * review copy, or whose copy is of another version or malformed (review-shape.ts), has the list
+ * only: the report then says which classes it could not check.
  */
 import type { RetiredTool, ReviewCopy, ReviewTool } from './review.js';
+import { asReviewCopy } from './review-shape.js';
 import { isObject, type Obj } from './schema-paths.js';
 import { countModelVisible } from './tokens.js';
 
@@ -33,7 +35,7 @@ export interface Surface {
   readonly hasReview: boolean;
 }
 
-/** Joins the two files' texts; `reviewText` undefined for a side without a review copy. Throws naming `label` on a malformed file. */
+/** Joins the two files' texts; `reviewText` undefined for a side without a review copy. Throws naming `label` on a file that is not JSON or a tools list not a list of tools. */
 export function readSurface(label: string, listText: string, reviewText: string | undefined): Surface {
   const listed = parseJson(label, 'tools-list.gen.json', listText);
   if (!Array.isArray(listed) || !listed.every((tool) => isObject(tool) && typeof tool.name === 'string' && isObject(tool.inputSchema))) {
@@ -49,10 +51,9 @@ export function readSurface(label: string, listText: string, reviewText: string 
   return { label, tools, retired: review?.retired ?? [], hasReview: review !== null };
 }
 
-function readReview(label: string, text: string): ReviewCopy {
-  const review = parseJson(label, 'tools-review.gen.json', text);
-  if (!isObject(review) || !Array.isArray(review.tools) || !Array.isArray(review.retired)) throw new Error(`${label}: tools-review.gen.json is not a review copy`);
-  return review as unknown as ReviewCopy;
+/** The review copy; null when it is not one this report can read (an unknown version, a malformed copy). */
+function readReview(label: string, text: string): ReviewCopy | null {
+  return asReviewCopy(parseJson(label, 'tools-review.gen.json', text));
 }
 
 function parseJson(label: string, file: string, text: string): unknown {

@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import { ApiError } from './errors.js';
 import type { Caller } from '../identity/caller.js';
 import type { WorkspaceHint } from './service.js';
+import { requiredAccess } from '../runtime/required-access.js';
 import type { OperationRef, ResourceAccess } from '../runtime/types.js';
 import type { Database } from '../store/schema.js';
 import { findMissingScopes, isExplicitOnlyScope, isWriteScope } from '../identity/scopes.js';
@@ -24,18 +25,6 @@ export function assertMembership(caller: Caller): void {
 /** Whether the token grants every scope of one resource the operation touches. */
 function grantsAccessScopes(caller: Caller, access: ResourceAccess): boolean {
   return findMissingScopes(caller.scopes, access.scopes).length === 0;
-}
-
-/**
- * The resources a caller must reach for the call to run at all (docs/security.md#resources-touched):
- * those it changes, and — for an operation that changes something — those it shows too. Its request
- * names the records it shows (a reconciliation's items): leaving them out of its answer would not be
- * enough, since resolving them, its errors and its success would still tell whether they exist and
- * what they hold. An operation that changes nothing (a read, a rule's preview) leaves records of a
- * kind the caller may not read out instead (findOmittedKinds).
- */
-function requiredAccess(op: OperationRef): readonly ResourceAccess[] {
-  return op.changes.length === 0 ? op.changes : [...op.changes, ...op.shows];
 }
 
 /** What a required resource is to the operation, for the refusal's message. */

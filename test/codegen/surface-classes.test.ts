@@ -70,8 +70,9 @@ const CASES: readonly Case[] = [
   { title: 'an output field\'s type changed (either way)', edit: (doc) => { doc.components.schemas.Thing.properties.owner.properties.email = { type: 'string' }; },
     forward: ['breaking things_get owner.email output_type_changed', 'breaking things_list data[].owner.email output_type_changed'],
     backward: ['breaking things_get owner.email output_type_changed', 'breaking things_list data[].owner.email output_type_changed'] },
-  { title: 'an output\'s values changed', edit: (doc) => { doc.components.schemas.Thing.properties.status.enum = ['open', 'closed', 'lost']; },
-    forward: ['compatible things_get status output_values_changed', 'compatible things_list data[].status output_values_changed'] },
+  { title: 'an output value added / removed (callers may not handle a new one)', edit: (doc) => { doc.components.schemas.Thing.properties.status.enum = ['open', 'closed', 'lost']; },
+    forward: ['breaking things_get status output_value_added', 'breaking things_list data[].status output_value_added'],
+    backward: ['compatible things_get status output_value_removed', 'compatible things_list data[].status output_value_removed'] },
   { title: 'a tool that became / stopped being destructive', edit: (doc) => { doc.paths['/things/{id}/archive'].post['x-mcp'].annotations = { destructiveHint: true }; },
     forward: ['breaking things_archive  became_destructive'], backward: ['compatible things_archive  no_longer_destructive'] },
   { title: 'a tool that started / stopped moving money (and so became destructive)', edit: (doc) => { doc.paths['/things/{id}/pay'].post['x-kobana-moves-money'] = true; },
@@ -80,10 +81,13 @@ const CASES: readonly Case[] = [
     forward: ['breaking things_preview  no_longer_idempotent', 'breaking things_preview  no_longer_read_only'], backward: ['compatible things_preview  became_idempotent', 'compatible things_preview  became_read_only'] },
   { title: 'a scope added / removed', edit: (doc) => { doc.paths['/things/{id}'].get.security = [{ oauth: ['things.read', 'things.extra'] }]; },
     forward: ['breaking things_get  scope_added'], backward: ['compatible things_get  scope_removed'] },
+  // The server requires the scopes and permission of each resource an operation changes too (src/runtime/required-access.ts).
+  { title: 'a scope and a permission newly required through a resource the operation changes (x-kobana-touches)', edit: (doc) => { doc.paths['/things/{id}/pay'].post['x-kobana-touches'] = { changes: ['companies.manage'], shows: [] }; },
+    forward: ['breaking things_pay  permission_added', 'breaking things_pay  scope_added'], backward: ['compatible things_pay  permission_removed', 'compatible things_pay  scope_removed'] },
   { title: 'a tool that left / joined a toolset', edit: (doc) => { doc.paths['/things/{id}'].get.tags = ['reports']; },
     forward: ['breaking things_get  left_toolset', 'compatible things_get  joined_toolset'] },
-  { title: 'a default changed', edit: (doc) => { listParameter(doc, 'status').schema.default = 'open'; },
-    forward: ['compatible things_list status default_changed'] },
+  { title: 'a default changed (the same call now does something else)', edit: (doc) => { listParameter(doc, 'status').schema.default = 'open'; },
+    forward: ['breaking things_list status default_changed'], backward: ['breaking things_list status default_changed'] },
   { title: 'texts: the tool\'s description and title, an argument\'s description', edit: (doc) => {
     doc.paths['/things/{id}'].get.description = 'Reads one thing, with its owner.';
     doc.paths['/things/{id}'].get.summary = 'Read a thing';
@@ -113,10 +117,10 @@ describe('tool-surface change report: a fixture per change class', function () {
   }
 
   it('a permission added / removed, and a confirmation kind changed (review data)', () => {
-    const stricter = withReview(base, 'things_get', { permission: 'things.audit' });
+    const stricter = withReview(base, 'things_get', { permissions: ['things.audit'] });
     expect(changeLines(compareSurfaces(base, stricter))).to.deep.equal(['breaking things_get  permission_added']);
-    expect(changeLines(compareSurfaces(withReview(base, 'things_get', { permission: 'none' }), stricter))).to.deep.equal(['breaking things_get  permission_added']);
-    expect(changeLines(compareSurfaces(stricter, withReview(base, 'things_get', { permission: 'none' })))).to.deep.equal(['compatible things_get  permission_removed']);
+    expect(changeLines(compareSurfaces(withReview(base, 'things_get', { permissions: ['things.view'] }), stricter))).to.deep.equal(['breaking things_get  permission_added', 'compatible things_get  permission_removed']);
+    expect(changeLines(compareSurfaces(stricter, withReview(base, 'things_get', { permissions: [] })))).to.deep.equal(['compatible things_get  permission_removed']);
     const confirmed = withReview(base, 'things_note_delete', { confirmation: 'template' });
     expect(changeLines(compareSurfaces(confirmed, withReview(base, 'things_note_delete', { confirmation: 'describer' })))).to.deep.equal(['text things_note_delete  confirmation_changed']);
   });
