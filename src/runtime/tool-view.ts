@@ -7,6 +7,7 @@
  */
 import { ArgumentCollector } from './tool-argument-names.js';
 import { planFilterSchema, SHARED_ARGUMENT_TEXTS, slimSchema, toShownSchema, toShownText } from './tool-schema.js';
+import { setOwn } from './values.js';
 import type { ArgumentTarget, HiddenArgument, JsonSchema, ListDefinition, OperationDefinition, ToolInputView } from './types.js';
 
 type Obj = { [key: string]: unknown };
@@ -142,8 +143,7 @@ function withoutProperty(schema: JsonSchema, path: readonly string[]): JsonSchem
   const kept: Obj = {};
   for (const [key, child] of Object.entries(properties)) {
     const value = key === name ? withoutProperty(child as JsonSchema, rest) : child;
-    // defineProperty: a property named __proto__ stays a property.
-    if (value !== null) Object.defineProperty(kept, key, { value, enumerable: true, writable: true, configurable: true });
+    if (value !== null) setOwn(kept, key, value);
   }
   return { ...schema, properties: kept };
 }
