@@ -64,6 +64,18 @@ export interface GenerateOptions {
   readonly progress?: Progress;
   /** The date (`YYYY-MM-DD`) tool aliases expire against (tests); default today in UTC. */
   readonly today?: string;
+  /**
+   * Told what the run has found so far, after the plan and after the check phase: so that a run
+   * that fails later can still print its warnings and counts (codegen/run-report.ts).
+   */
+  readonly onFound?: (found: Found) => void;
+}
+
+/** What a run has found so far (GenerateOptions `onFound`). */
+export interface Found {
+  readonly operations: number;
+  readonly tools: number;
+  readonly warnings: readonly SpecWarning[];
 }
 
 export async function generate(specFile: string, options: GenerateOptions = {}): Promise<GenerateResult> {
@@ -71,12 +83,15 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
   const spec = await progress.phase('load', () => loadSpec(specFile), (loaded) => `1 document, ${count(loaded.fileCount, 'file')}`);
   const { plan, warnings: pruned } = await progress.phase('plan', () => pruneUnsatisfiable(planSpec(spec, { ...(options.today === undefined ? {} : { today: options.today }) })),
     (planned) => `${count(planned.plan.operations.length, 'operation')}, ${count(planned.plan.tools.length, 'tool')}`);
+  const planned = [...spec.warnings, ...plan.warnings, ...pruned];
+  options.onFound?.({ operations: plan.operations.length, tools: plan.tools.length, warnings: planned });
   const { components } = spec.document;
   const schemas = isPlainObject(components) && isPlainObject(components.schemas) ? components.schemas : undefined;
   const first = await progress.phase('render', () => renderPlan(plan, schemas), ({ files }) => `${count(files.size, 'file')}, ${megabytes(files)}`);
-  const checked = await progress.phase('check', (update) => check({ plan, rendered: first, render: (fewer) => renderPlan(fewer, schemas) }, [...spec.warnings, ...plan.warnings, ...pruned], options, update),
+  const checked = await progress.phase('check', (update) => check({ plan, rendered: first, render: (fewer) => renderPlan(fewer, schemas) }, planned, options, update),
     ({ plan: kept, profiles, warnings, uncompilable }) => `${count(kept.tools.length + uncompilable, 'tool')} compiled${uncompilable > 0 ? ` (${uncompilable} excluded)` : ''}, left out of openai: ${profiles.excluded.openai.length}, of gemini: ${profiles.excluded.gemini.length}, ${count(warnings.length, 'warning')}`);
   const { rendered } = checked;
+  options.onFound?.({ operations: checked.plan.operations.length, tools: checked.plan.tools.length, warnings: checked.warnings });
   // The frames write formatted text (test/codegen/shared-schemas.test.ts: the formatter changes no byte of it).
   await progress.phase('format', () => undefined, () => 'nothing to format: the frames write formatted text');
   if (options.typeCheck ?? true) {
