@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, load as loadYaml } from 'js-yaml';
 import { buildPointer, CodegenError, parsePointer, type SpecWarning } from './errors.js';
+import { setOwn } from '../src/runtime/values.js';
 
 type Obj = Record<string, unknown>;
 
@@ -115,7 +116,7 @@ class Bundler {
     const out: Obj = {};
     const parentKey = into[into.length - 1];
     for (const [key, value] of Object.entries(object)) {
-      out[key] = isDataKey(key, parentKey) ? value : this.copy(value, file, [...at, key], [...into, key]);
+      setOwn(out, key, isDataKey(key, parentKey) ? value : this.copy(value, file, [...at, key], [...into, key]));
     }
     return out;
   }

@@ -11,10 +11,10 @@
  * `--report-file`, `--fail-on breaking`: codegen/surface/cli-report.ts), the base read before writing.
  */
 import { parseArgs } from 'node:util';
-import { CodegenError, formatWarning } from './errors.js';
 import { generate, type GenerateResult } from './generate.js';
 import { checkOutput, writeOutput } from './emit/write.js';
-import { count, createProgress, silentProgress, summaryLine, type Progress } from './progress.js';
+import { count, createProgress, silentProgress, type Progress } from './progress.js';
+import { RunReport } from './run-report.js';
 import { prepareGeneratedReport, SURFACE_OPTIONS } from './surface/cli-report.js';
 
 const DEFAULT_OUT = 'generated';
@@ -39,24 +39,30 @@ async function runCli(argv: string[]): Promise<number> {
   const out = values.out ?? DEFAULT_OUT;
   const handlersDir = values.handlers ?? (values.out === undefined ? DEFAULT_HANDLERS : undefined);
   const progress = values.quiet ? silentProgress : createProgress({ write: (text) => process.stderr.write(text), isTTY: process.stderr.isTTY === true });
-  const result = await generate(values.spec, {
-    typeCheck: !values['no-type-check'],
-    strict: values.strict,
-    progress,
-    ...(handlersDir === undefined ? {} : { handlers: { dir: handlersDir, outDir: out } }),
-  });
-  const { plan, warnings } = result;
-  for (const warning of warnings) process.stderr.write(`warning: ${formatWarning(warning)}\n`);
-  for (const skipped of plan.skipped) process.stderr.write(`note: ${skipped} skipped (method not served)\n`);
-  // After the write phase, so that its CPU and memory count too.
-  const summarize = (): void => {
-    if (!values.quiet) process.stderr.write(`${summaryLine(plan.operations.length, plan.tools.length, warnings.length)}\n`);
-  };
-  const printSurfaceReport = prepareGeneratedReport(values, out, result.files);
-  if (!values.check) return write(out, result, progress, started, summarize).then((written) => (printSurfaceReport() ? 1 : written));
-  const surfaceFailed = printSurfaceReport();
-  const stale = await compare(out, result, progress, started, summarize);
-  return stale === 0 && surfaceFailed ? 1 : stale;
+  // Warnings and the summary are printed on failure too (run-report.ts).
+  const report = new RunReport(values.quiet);
+  try {
+    const result = await generate(values.spec, {
+      typeCheck: !values['no-type-check'],
+      strict: values.strict,
+      progress,
+      onFound: report.record,
+      ...(handlersDir === undefined ? {} : { handlers: { dir: handlersDir, outDir: out } }),
+    });
+    report.printWarnings();
+    for (const skipped of result.plan.skipped) process.stderr.write(`note: ${skipped} skipped (method not served)\n`);
+    // After the write phase, so that its CPU and memory count too.
+    const summarize = (): void => report.summarize();
+    // The base is read before anything is written (the copy on disk may be it).
+    const printSurfaceReport = prepareGeneratedReport(values, out, result.files);
+    if (!values.check) return await write(out, result, progress, started, summarize).then((written) => (printSurfaceReport() ? 1 : written));
+    const surfaceFailed = printSurfaceReport();
+    const stale = await compare(out, result, progress, started, summarize);
+    return stale === 0 && surfaceFailed ? 1 : stale;
+  } catch (error) {
+    report.fail(error);
+    return 1;
+  }
 }
 
 const elapsedSince = (started: number): string => `${Math.round(performance.now() - started)} ms`;
@@ -84,12 +90,9 @@ async function write(out: string, { plan, files }: GenerateResult, progress: Pro
 
 runCli(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
+  // Before the run starts (a bad option): nothing to report but the error.
   (error: unknown) => {
-    if (error instanceof CodegenError) process.stderr.write(`error: ${error.message}\n`);
-    else if (error instanceof AggregateError) for (const each of error.errors) process.stderr.write(`error: ${each instanceof Error ? each.message : String(each)}\n`);
-    // A schema nested thousands of levels deep exhausts the stack in a recursive step; say what that means.
-    else if (error instanceof RangeError && /call stack/i.test(error.message)) process.stderr.write(`error: the document nests deeper than the generator can follow (${error.message}); the phase that failed is named above\n`);
-    else process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    new RunReport(true).fail(error);
     process.exitCode = 1;
   },
 );

@@ -1,7 +1,7 @@
 /**
  * The pipeline in one call, as phases (progress.ts reports each): load → plan (arguments of no
- * value pruned) → render → check (handlers, what each client profile can represent, every tool
- * schema compiled by the runtime's ajv, warnings under `strict`) → format (nothing: the frames
+ * value hidden from tools) → render → check (handlers, what each client profile can represent, every tool
+ * and route schema compiled by the runtime's ajv, warnings under `strict`) → format (nothing: the frames
  * write formatted text, emit/check.ts) → type-check. Every failure of the document is found by
  * the end of check, before the expensive phases start. Pure
  * apart from reading the spec and importing the handler modules; the CLI decides whether to
@@ -20,6 +20,7 @@ import { checkProfiles, PROFILE_EXCLUSIONS_FILE, renderProfileExclusions, render
 import { count, silentProgress, type Progress } from './progress.js';
 import { pruneUnsatisfiable } from './unsatisfiable.js';
 import { createAjv } from '../src/runtime/ajv.js';
+import type { JsonSchema, OperationRef, RouteDefinition } from '../src/runtime/types.js';
 import { REVIEW_FILE, renderReview } from './surface/review.js';
 
 /**
@@ -63,6 +64,18 @@ export interface GenerateOptions {
   readonly progress?: Progress;
   /** The date (`YYYY-MM-DD`) tool aliases expire against (tests); default today in UTC. */
   readonly today?: string;
+  /**
+   * Told what the run has found so far, after the plan and after the check phase: so that a run
+   * that fails later can still print its warnings and counts (codegen/run-report.ts).
+   */
+  readonly onFound?: (found: Found) => void;
+}
+
+/** What a run has found so far (GenerateOptions `onFound`). */
+export interface Found {
+  readonly operations: number;
+  readonly tools: number;
+  readonly warnings: readonly SpecWarning[];
 }
 
 export async function generate(specFile: string, options: GenerateOptions = {}): Promise<GenerateResult> {
@@ -70,12 +83,15 @@ export async function generate(specFile: string, options: GenerateOptions = {}):
   const spec = await progress.phase('load', () => loadSpec(specFile), (loaded) => `1 document, ${count(loaded.fileCount, 'file')}`);
   const { plan, warnings: pruned } = await progress.phase('plan', () => pruneUnsatisfiable(planSpec(spec, { ...(options.today === undefined ? {} : { today: options.today }) })),
     (planned) => `${count(planned.plan.operations.length, 'operation')}, ${count(planned.plan.tools.length, 'tool')}`);
+  const planned = [...spec.warnings, ...plan.warnings, ...pruned];
+  options.onFound?.({ operations: plan.operations.length, tools: plan.tools.length, warnings: planned });
   const { components } = spec.document;
   const schemas = isPlainObject(components) && isPlainObject(components.schemas) ? components.schemas : undefined;
   const first = await progress.phase('render', () => renderPlan(plan, schemas), ({ files }) => `${count(files.size, 'file')}, ${megabytes(files)}`);
-  const checked = await progress.phase('check', (update) => check({ plan, rendered: first, render: (fewer) => renderPlan(fewer, schemas) }, [...spec.warnings, ...plan.warnings, ...pruned], options, update),
+  const checked = await progress.phase('check', (update) => check({ plan, rendered: first, render: (fewer) => renderPlan(fewer, schemas) }, planned, options, update),
     ({ plan: kept, profiles, warnings, uncompilable }) => `${count(kept.tools.length + uncompilable, 'tool')} compiled${uncompilable > 0 ? ` (${uncompilable} excluded)` : ''}, left out of openai: ${profiles.excluded.openai.length}, of gemini: ${profiles.excluded.gemini.length}, ${count(warnings.length, 'warning')}`);
   const { rendered } = checked;
+  options.onFound?.({ operations: checked.plan.operations.length, tools: checked.plan.tools.length, warnings: checked.warnings });
   // The frames write formatted text (test/codegen/shared-schemas.test.ts: the formatter changes no byte of it).
   await progress.phase('format', () => undefined, () => 'nothing to format: the frames write formatted text');
   if (options.typeCheck ?? true) {
@@ -113,14 +129,15 @@ interface Checking {
 
 /**
  * Everything that can be wrong with the document, found before anything is formatted: every tool
- * schema compiled (a tool whose schemas the server could not compile is excluded, and the plan
+ * and route schema compiled (a tool whose schemas the server could not compile is excluded, and the plan
  * rendered again without it), the handlers (their table joins the rendered files), what each client
  * profile can represent (the exclusion list joins them too), and — under `strict` — every warning.
  */
 async function check(checking: Checking, found: readonly SpecWarning[], options: GenerateOptions, update: (counts: string) => void): Promise<Checked> {
   const failures = compileToolSchemas(checking.plan, update);
-  const plan = failures.length === 0 ? checking.plan : excludeTools(checking.plan, new Set(failures.map((failure) => failure.tool)));
-  const rendered = failures.length === 0 ? checking.rendered : checking.render(plan);
+  const excluded = new Set(failures.flatMap((failure) => (failure.tool === null ? [] : [failure.tool])));
+  const plan = excluded.size === 0 ? checking.plan : excludeTools(checking.plan, excluded);
+  const rendered = excluded.size === 0 ? checking.rendered : checking.render(plan);
   const unchecked = new Set<string>();
   if (options.handlers) {
     const modules = await collectHandlers(options.handlers.dir);
@@ -140,35 +157,79 @@ async function check(checking: Checking, found: readonly SpecWarning[], options:
     if (errors.length === 1) throw errors[0];
     if (errors.length > 1) throw new AggregateError(errors, `${errors.length} problems`);
   }
-  return { plan, rendered, uncompilable: new Set(failures.map((failure) => failure.tool)).size, profiles, warnings, unchecked };
+  return { plan, rendered, uncompilable: excluded.size, profiles, warnings, unchecked };
 }
 
 interface CompileFailure {
-  readonly tool: string;
+  /** The excluded tool; null for a route whose tool (if any) compiles. */
+  readonly tool: string | null;
   readonly warning: SpecWarning;
 }
 
+type Ajv = ReturnType<typeof createAjv>;
+
+/** ajv's reason when `schema` does not compile, else null. */
+function compileError(ajv: Ajv, schema: JsonSchema): string | null {
+  try {
+    ajv.compile(schema);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
 /**
- * Every tool's schemas compiled with the runtime's ajv (src/runtime/ajv.ts), which the server
- * itself compiles only at first use (src/api/validation.ts): nothing uncompilable is written. A
- * schema ajv refuses (most often a `pattern` that is no ECMAScript regular expression with the `u`
- * flag, `^[a-z\:]+$`) makes its tool an UNCOMPILABLE_SCHEMA warning, and the tool is excluded.
+ * The schemas the server compiles for a route at first use: its path, query and Idempotency-Key
+ * parameters and JSON body (src/api/validation.ts compileRouteValidator), its list filters
+ * (src/api/list-values.ts).
+ */
+function routeSchemas(route: RouteDefinition): [string, JsonSchema][] {
+  const schemas: [string, JsonSchema][] = route.parameters
+    .filter((p) => p.in !== 'header' || p.name.toLowerCase() === 'idempotency-key')
+    .map((p) => [`schema of parameter ${p.name}`, p.schema]);
+  for (const [name, filter] of Object.entries(route.list?.filters ?? {})) schemas.push([`schema of filter ${name}`, filter.schema]);
+  const body = route.requestBody?.content['application/json'];
+  if (body) schemas.push(['request body schema', body]);
+  return schemas;
+}
+
+/**
+ * Every tool's schemas and every route's compiled with the runtime's ajv (src/runtime/ajv.ts),
+ * which the server itself compiles only at first use (src/api/validation.ts). A schema ajv refuses
+ * (most often a `pattern` that is no ECMAScript regular expression with the `u` flag, `^[a-z\:]+$`)
+ * makes an UNCOMPILABLE_SCHEMA warning: its tool is excluded, nothing uncompilable is served over
+ * MCP. A route is never excluded — it is the document's — but the warning says that it would fail
+ * at first use (a 500), which the generator cannot fix; `--strict` makes it an error.
  */
 function compileToolSchemas(plan: SpecPlan, update: (counts: string) => void): CompileFailure[] {
   const ajv = createAjv({ quiet: true, checkOnly: true });
-  const failures: CompileFailure[] = [];
-  for (const [index, tool] of plan.tools.entries()) {
-    if (index % 50 === 0) update(`compiling tool schemas, ${index}/${plan.tools.length}`);
-    for (const [which, schema] of [['inputSchema', tool.inputSchema], ['argument schema', tool.argumentSchema]] as const) {
-      try {
-        ajv.compile(schema);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        failures.push({ tool: tool.name, warning: { rule: 'UNCOMPILABLE_SCHEMA', file: plan.file, pointer: operationPointer(tool.operation),
-          detail: `the ${which} of tool ${tool.name} does not compile (${reason}); the tool is excluded (its REST route stays)` } });
+  const brokenRoutes = new Map<string, string>();
+  for (const [index, route] of plan.routes.entries()) {
+    if (index % 50 === 0) update(`compiling route schemas, ${index}/${plan.routes.length}`);
+    for (const [which, schema] of routeSchemas(route)) {
+      const reason = compileError(ajv, schema);
+      if (reason !== null) {
+        brokenRoutes.set(route.operation.operationId, `the ${which} of the REST route ${route.operation.method} ${route.operation.path} does not compile (${reason})`);
         break;
       }
     }
+  }
+  const failures: CompileFailure[] = [];
+  const at = (operation: OperationRef) => ({ rule: 'UNCOMPILABLE_SCHEMA' as const, file: plan.file, pointer: operationPointer(operation) });
+  for (const [index, tool] of plan.tools.entries()) {
+    if (index % 50 === 0) update(`compiling tool schemas, ${index}/${plan.tools.length}`);
+    for (const [which, schema] of [['inputSchema', tool.inputSchema], ['argument schema', tool.argumentSchema]] as const) {
+      const reason = compileError(ajv, schema);
+      if (reason === null) continue;
+      const route = brokenRoutes.has(tool.operation.operationId) ? 'its REST route would fail at first use' : 'its REST route stays';
+      brokenRoutes.delete(tool.operation.operationId);
+      failures.push({ tool: tool.name, warning: { ...at(tool.operation), detail: `the ${which} of tool ${tool.name} does not compile (${reason}); the tool is excluded (${route})` } });
+      break;
+    }
+  }
+  for (const route of plan.routes) {
+    const broken = brokenRoutes.get(route.operation.operationId);
+    if (broken !== undefined) failures.push({ tool: null, warning: { ...at(route.operation), detail: `${broken}; the route would fail at first use` } });
   }
   return failures;
 }

@@ -6,6 +6,7 @@
  * Which schemas become tool arguments is src/runtime/tool-view.ts's job.
  */
 import type { JsonSchema } from '../src/runtime/types.js';
+import { setOwn } from '../src/runtime/values.js';
 
 type Schema = Record<string, unknown>;
 
@@ -63,7 +64,7 @@ function copyOwnKeywords(source: Schema, ancestors: Set<object>): Schema {
   if (typeof source.exclusiveMaximum === 'boolean') rewriteBooleanExclusive(out, 'maximum', 'exclusiveMaximum');
   if (source.properties && typeof source.properties === 'object') {
     const properties: Schema = {};
-    for (const [name, value] of Object.entries(source.properties as Schema)) properties[name] = convert(value, ancestors);
+    for (const [name, value] of Object.entries(source.properties as Schema)) setOwn(properties, name, convert(value, ancestors));
     out.properties = properties;
   }
   if (source.patternProperties && typeof source.patternProperties === 'object') {

@@ -57,7 +57,10 @@ export function createProgress(output: ProgressOutput): Progress {
   };
 }
 
-/** The summary line: the process's own CPU (user + system) and peak resident memory. */
+/**
+ * The summary line: this process's own CPU (user + system; not the type-check's `tsc` child) and
+ * peak resident memory. The format stays as above (docs/generator.md#phases).
+ */
 export function summaryLine(operations: number, tools: number, warnings: number): string {
   const cpu = process.cpuUsage();
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;

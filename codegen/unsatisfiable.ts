@@ -1,15 +1,20 @@
 /**
  * Arguments that admit no value (EMPTY_ENUM): an `enum: []` (legal in 2020-12) or allOf members
- * whose enums have no value in common, which json-schema.ts writes as `not: {}`. A tool cannot be
- * called with such an argument, so each one is reported, naming the tool and the argument: an
- * optional one is dropped from the operation (a request could never carry it anyway), a required
- * one excludes the operation's tool (its REST route stays, and refuses every request as the
- * document says). `--strict` makes each report an error.
+ * whose enums have no value in common, which json-schema.ts writes as `not: {}` — and what admits
+ * no value because of one: an `anyOf`/`oneOf` none of whose branches admits a value, an array of
+ * at least one item whose items admit none. A tool cannot be called with such an argument, so each
+ * one is reported, naming the tool and the argument: an optional one (a parameter, a list filter,
+ * a body property at any depth, or an optional body whose required property has none) is hidden
+ * from the tool (`hiddenArguments`, read by src/runtime/tool-view.ts), a required one excludes the
+ * tool. Either way the REST route keeps the document's schemas and refuses such values as it says.
+ * The body is judged by the content type the tool reads (its JSON one). `--strict` makes each
+ * report an error.
  *
- *   pruneUnsatisfiable(plan): { plan, warnings }   // the plan without them, and one warning each
+ *   pruneUnsatisfiable(plan): { plan, warnings }   // the plan with them hidden, and one warning each
  */
+import { pickBodySchema } from '../src/runtime/tool-view.js';
 import { buildViews } from '../src/runtime/views.js';
-import type { JsonSchema, OperationDefinition, ParameterSpec } from '../src/runtime/types.js';
+import type { HiddenArgument, JsonSchema, OperationDefinition } from '../src/runtime/types.js';
 import { operationPointer, type SpecWarning } from './errors.js';
 import { isNoValue } from './json-schema.js';
 import type { PlannedDefinition, SpecPlan } from './plan-spec.js';
@@ -18,80 +23,85 @@ type Obj = Record<string, unknown>;
 
 const WHY = 'allows no value (an empty enum, or allOf enums with no value in common)';
 
-/** What is left of a schema once its optional properties of no value are gone. */
+/** What a schema's optional properties of no value are, or, when the schema admits no value, why. */
 interface Pruned {
-  /** null when the schema admits no value. */
-  readonly schema: JsonSchema | null;
-  /** Argument paths (`filters.status`) of the optional properties removed. */
-  readonly dropped: readonly string[];
-  /** When the schema admits no value: the path of the (required) part that has none. */
-  readonly blockedBy: string | null;
+  /** Property paths of the optional properties of no value, at any depth of nested objects. */
+  readonly dropped: readonly (readonly string[])[];
+  /** When the schema admits no value: the property path of the (required) part that has none; else null. */
+  readonly blockedBy: readonly string[] | null;
 }
 
-const join = (at: string, name: string): string => (at === '' ? name : `${at}.${name}`);
-
-/** Removes optional properties of no value at any depth of nested objects; `at` is the schema's argument path. */
-function prune(schema: JsonSchema, at: string): Pruned {
-  const node = schema as Obj;
-  if (isNoValue(node.not)) return { schema: null, dropped: [], blockedBy: at };
-  if (!node.properties || typeof node.properties !== 'object') return { schema, dropped: [], blockedBy: null };
-  const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
-  const dropped: string[] = [];
-  const properties: Obj = {};
-  for (const [name, child] of Object.entries(node.properties as Obj)) {
-    const inner = prune(child as JsonSchema, join(at, name));
-    dropped.push(...inner.dropped);
-    if (inner.schema !== null) properties[name] = inner.schema;
-    else if (required.has(name)) return { schema: null, dropped, blockedBy: inner.blockedBy };
-    else dropped.push(join(at, name));
+/** `not: {}`, a union none of whose branches admits a value, or an array of ≥ 1 item of no value. */
+function admitsNoValue(node: Obj): boolean {
+  if (isNoValue(node.not)) return true;
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = node[key];
+    if (Array.isArray(branches) && branches.length > 0 && branches.every((branch) => isObject(branch) && admitsNoValue(branch))) return true;
   }
-  return { schema: dropped.length === 0 ? schema : ({ ...node, properties } as JsonSchema), dropped, blockedBy: null };
+  const minItems = typeof node.minItems === 'number' ? node.minItems : 0;
+  return minItems >= 1 && isObject(node.items) && admitsNoValue(node.items);
+}
+
+function isObject(value: unknown): value is Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function prune(schema: JsonSchema, at: readonly string[]): Pruned {
+  const node = schema as Obj;
+  if (admitsNoValue(node)) return { dropped: [], blockedBy: at };
+  if (!isObject(node.properties)) return { dropped: [], blockedBy: null };
+  const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
+  const dropped: (readonly string[])[] = [];
+  for (const [name, child] of Object.entries(node.properties)) {
+    const inner = prune(child as JsonSchema, [...at, name]);
+    if (inner.blockedBy === null) dropped.push(...inner.dropped);
+    else if (required.has(name)) return { dropped: [], blockedBy: inner.blockedBy };
+    else dropped.push([...at, name]);
+  }
+  return { dropped, blockedBy: null };
 }
 
 interface Outcome {
-  readonly definition: OperationDefinition;
+  readonly hidden: readonly HiddenArgument[];
+  /** Argument paths (`filters.status`, `options.mode`) of the hidden inputs, for the warnings. */
   readonly dropped: readonly string[];
-  /** The required argument that excludes the tool, if any. */
+  /** Why the tool is excluded (a required argument of no value), or null. */
   readonly excludedBy: string | null;
+  /** Set when an optional body is hidden because its required property `blockedBy` has no value. */
+  readonly bodyBlockedBy: string | null;
 }
 
-function pruneParameters(parameters: readonly ParameterSpec[], dropped: string[]): { parameters: ParameterSpec[]; excludedBy: string | null } {
-  const kept: ParameterSpec[] = [];
-  for (const parameter of parameters) {
-    const pruned = prune(parameter.schema, parameter.name);
-    dropped.push(...pruned.dropped);
-    if (pruned.schema !== null) kept.push({ ...parameter, schema: pruned.schema });
-    else if (parameter.required) return { parameters: kept, excludedBy: pruned.blockedBy };
-    else dropped.push(parameter.name);
+/** One input (parameter, filter or body) judged: its hidden parts, or what excludes the tool. */
+function judge(schema: JsonSchema, where: HiddenArgument['in'], name: string, required: boolean, prefix: readonly string[], outcome: { hidden: HiddenArgument[]; dropped: string[] }): string[] | null {
+  const pruned = prune(schema, []);
+  if (pruned.blockedBy !== null) {
+    if (required) return [...prefix, ...pruned.blockedBy];
+    outcome.hidden.push({ in: where, name, path: [] });
+    if (where !== 'body') outcome.dropped.push([...prefix].join('.'));
+    return null;
   }
-  return { parameters: kept, excludedBy: null };
-}
-
-/** Every content type's schema pruned alike (the tool reads the first JSON one, the route any). */
-function pruneBody(requestBody: NonNullable<OperationDefinition['requestBody']>, dropped: string[]): { requestBody: typeof requestBody; excludedBy: string | null } {
-  const content: { [contentType: string]: JsonSchema } = {};
-  let excludedBy: string | null = null;
-  for (const [contentType, schema] of Object.entries(requestBody.content)) {
-    const pruned = prune(schema, '');
-    for (const path of pruned.dropped) if (!dropped.includes(path)) dropped.push(path);
-    if (pruned.schema === null && requestBody.required) excludedBy ??= pruned.blockedBy || 'body';
-    content[contentType] = pruned.schema ?? schema;
+  for (const path of pruned.dropped) {
+    outcome.hidden.push({ in: where, name, path });
+    outcome.dropped.push([...prefix, ...path].join('.'));
   }
-  return { requestBody: { ...requestBody, content }, excludedBy };
+  return null;
 }
 
-function pruneDefinition(definition: OperationDefinition): Outcome {
-  const dropped: string[] = [];
-  const parameters = pruneParameters(definition.parameters, dropped);
-  const body = definition.requestBody === null ? null : pruneBody(definition.requestBody, dropped);
-  const excludedBy = parameters.excludedBy ?? body?.excludedBy ?? null;
-  const pruned: OperationDefinition = {
-    ...definition,
-    parameters: parameters.parameters,
-    requestBody: body?.requestBody ?? null,
-    toolName: excludedBy === null ? definition.toolName : null,
-  };
-  return { definition: dropped.length === 0 && excludedBy === null ? definition : pruned, dropped, excludedBy };
+function judgeDefinition(definition: OperationDefinition): Outcome {
+  const outcome = { hidden: [] as HiddenArgument[], dropped: [] as string[] };
+  let excludedBy: string[] | null = null;
+  let bodyBlockedBy: string | null = null;
+  for (const parameter of definition.parameters) {
+    excludedBy ??= judge(parameter.schema, 'parameter', parameter.name, parameter.required, [parameter.name], outcome);
+  }
+  for (const filter of definition.list?.filters ?? []) judge(filter.schema, 'filter', filter.name, false, ['filters', filter.name], outcome);
+  const body = pickBodySchema(definition.requestBody);
+  if (body !== undefined && definition.requestBody) {
+    const blocked = prune(body, []).blockedBy;
+    if (blocked !== null && !definition.requestBody.required) bodyBlockedBy = blocked.length === 0 ? 'body' : blocked.join('.');
+    excludedBy ??= judge(body, 'body', '', definition.requestBody.required, [], outcome);
+  }
+  return { ...outcome, excludedBy: excludedBy === null ? null : excludedBy.join('.') || 'body', bodyBlockedBy };
 }
 
 export function pruneUnsatisfiable(plan: SpecPlan): { plan: SpecPlan; warnings: SpecWarning[] } {
@@ -100,15 +110,19 @@ export function pruneUnsatisfiable(plan: SpecPlan): { plan: SpecPlan; warnings: 
   const operations: PlannedDefinition[] = plan.operations.map((planned) => {
     const { toolName, operation } = planned.definition;
     if (toolName === null) return planned;
-    const outcome = pruneDefinition(planned.definition);
-    if (outcome.definition === planned.definition) return planned;
+    const outcome = judgeDefinition(planned.definition);
+    if (outcome.hidden.length === 0 && outcome.excludedBy === null) return planned;
     changed = true;
     const at = { rule: 'EMPTY_ENUM' as const, file: plan.file, pointer: operationPointer(operation) };
-    for (const path of outcome.dropped) warnings.push({ ...at, detail: `argument ${path} of ${toolName} ${WHY}; it is dropped` });
     if (outcome.excludedBy !== null) {
       warnings.push({ ...at, detail: `argument ${outcome.excludedBy} of ${toolName} is required and ${WHY}; the tool is excluded (its REST route stays)` });
+      return { ...planned, definition: { ...planned.definition, toolName: null } };
     }
-    return { ...planned, definition: outcome.definition };
+    for (const path of outcome.dropped) warnings.push({ ...at, detail: `argument ${path} of ${toolName} ${WHY}; it is dropped` });
+    if (outcome.bodyBlockedBy !== null) {
+      warnings.push({ ...at, detail: `the optional request body of ${toolName} requires ${outcome.bodyBlockedBy}, which ${WHY}; the tool takes no body` });
+    }
+    return { ...planned, definition: { ...planned.definition, hiddenArguments: outcome.hidden } };
   });
   if (!changed) return { plan, warnings };
   return { plan: { ...plan, operations, ...buildViews(operations.map((planned) => planned.definition)) }, warnings };

@@ -39,12 +39,21 @@ function tsconfig(): object {
   };
 }
 
+export interface TypeCheckOptions {
+  readonly specFile: string;
+  readonly unchecked?: ReadonlySet<string>;
+  /** The tsc script run with node; default the project's (tests give a stand-in that fails to run). */
+  readonly tsc?: string;
+}
+
 /**
  * Compiles `files` (but the `unchecked` ones) with the project's `tsc` (TypeScript 7, native: a
  * tenth of a second for our contract, where the in-memory compiler of ts-morph took seconds and
- * its import alone 0.35 s). Any diagnostic fails the build, naming the first five.
+ * its import alone 0.35 s). Any diagnostic fails the build, naming the first five; a tsc that
+ * could not run (killed by a signal, its native binary missing, not started) is said as such —
+ * nothing is known about the code then.
  */
-export async function typeCheckOutput(files: ReadonlyMap<string, string>, options: { specFile: string; unchecked?: ReadonlySet<string> }): Promise<void> {
+export async function typeCheckOutput(files: ReadonlyMap<string, string>, options: TypeCheckOptions): Promise<void> {
   const checked = [...files].filter(([relative]) => relative.endsWith('.ts') && !options.unchecked?.has(relative));
   if (checked.length === 0) return;
   const dir = mkdtempSync(path.join(tmpdir(), 'kobana-codegen-check-'));
@@ -56,27 +65,46 @@ export async function typeCheckOutput(files: ReadonlyMap<string, string>, option
       mkdirSync(path.dirname(target), { recursive: true });
       writeFileSync(target, text);
     }
-    const { code, output } = await runTsc(dir, ['-p', '.', '--pretty', 'false']);
-    if (code === 0) return;
-    const diagnostics = output.split('\n').filter((line) => /error TS\d+/.test(line));
-    const shown = diagnostics.length > 0 ? diagnostics : [output.trim()];
-    throw new CodegenError('TYPE_CHECK', options.specFile, '#', `generated code does not type-check (${diagnostics.length} errors):\n  ${shown.slice(0, 5).join('\n  ')}`);
+    const run = await runTsc(options.tsc ?? projectTsc(), dir, ['-p', '.', '--pretty', 'false']);
+    if (run.code === 0) return;
+    const diagnostics = run.output.split('\n').filter((line) => /error TS\d+/.test(line));
+    if (diagnostics.length === 0) throw new CodegenError('TYPE_CHECK', options.specFile, '#', `the type-check could not run: tsc ${describeRun(run)}`);
+    throw new CodegenError('TYPE_CHECK', options.specFile, '#', `generated code does not type-check (${diagnostics.length} errors):\n  ${diagnostics.slice(0, 5).join('\n  ')}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+interface TscRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Why it did not start, if it did not. */
+  readonly error: Error | null;
+  readonly output: string;
+}
+
+function projectTsc(): string {
+  return path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
+}
+
 /** Runs tsc in `cwd`, so the diagnostics name the files as `generated/…`. */
-function runTsc(cwd: string, args: readonly string[]): Promise<{ code: number | null; output: string }> {
-  const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
-  return new Promise((resolve, reject) => {
+function runTsc(tsc: string, cwd: string, args: readonly string[]): Promise<TscRun> {
+  return new Promise((resolve) => {
     const child = spawn(process.execPath, [tsc, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
     child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
+    child.on('error', (error) => resolve({ code: null, signal: null, error, output }));
+    child.on('close', (code, signal) => resolve({ code, signal, error: null, output }));
   });
+}
+
+/** A tsc run that gave no diagnostic: how it ended, and the first line it said. */
+function describeRun(run: TscRun): string {
+  if (run.error !== null) return `could not start (${run.error.message})`;
+  const said = run.output.trim().split('\n')[0]?.trim();
+  const ended = run.signal !== null ? `was killed by ${run.signal}` : `exited with code ${run.code}`;
+  return said ? `${ended}: ${said}` : ended;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * `JSON.stringify(value, null, 2)`, byte for byte, with one addition: an object the caller names
+ * `JSON.stringify(value, null, 2)`, byte for byte, with two additions: an object the caller names
  * is written as the text the caller gives (an identifier of the shared-schemas module, or that
- * schema's own text at this indentation). Stricter than JSON.stringify on purpose — it is the
+ * schema's own text at this indentation), and a member named `__proto__` is written as the
+ * computed key `["__proto__"]` (writeKey). Stricter than JSON.stringify on purpose — it is the
  * structural check of the generated data (emit/check.ts): a value JSON cannot carry (undefined,
  * a function, NaN, a Date or any other non-plain object) fails the build instead of being dropped
  * or turned into `null`, so what a module says is exactly what the planner built.
@@ -11,6 +12,14 @@
 export type Substitute = (node: object, indent: string) => string | undefined;
 
 const STEP = '  ';
+
+/**
+ * A member name as JSON writes it, but `__proto__` as a computed key: `"__proto__": {…}` in an
+ * object literal sets the prototype instead of a property, and the module would lose it.
+ */
+function writeKey(key: string): string {
+  return key === '__proto__' ? '["__proto__"]' : JSON.stringify(key);
+}
 
 export function writeJson(value: unknown, indent: string, substitute: Substitute, where = '$'): string {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
@@ -31,6 +40,6 @@ export function writeJson(value: unknown, indent: string, substitute: Substitute
   if (prototype !== Object.prototype && prototype !== null) throw new Error(`internal: ${where} is not a plain object`);
   const entries = Object.entries(value);
   if (entries.length === 0) return '{}';
-  const members = entries.map(([key, member]) => `${inner}${JSON.stringify(key)}: ${writeJson(member, inner, substitute, `${where}.${key}`)}`);
+  const members = entries.map(([key, member]) => `${inner}${writeKey(key)}: ${writeJson(member, inner, substitute, `${where}.${key}`)}`);
   return `{\n${members.join(',\n')}\n${indent}}`;
 }

@@ -142,6 +142,21 @@ export interface OperationDefinition {
   readonly tags: readonly string[];
   /** `x-kobana-bounds`: the cross-field and data bounds of the operation; null when it declares none. */
   readonly bounds: OperationBounds | null;
+  /**
+   * Inputs the tool leaves out because they admit no value (codegen/unsatisfiable.ts: an optional
+   * argument with `enum: []`, say). Only the tool: the route keeps the document's schemas, so REST
+   * still refuses any value for them. Absent when none.
+   */
+  readonly hiddenArguments?: readonly HiddenArgument[];
+}
+
+/** One input of an operation its tool does not take (OperationDefinition `hiddenArguments`). */
+export interface HiddenArgument {
+  /** A parameter (path, query, header) or list filter by its name, or the request body (`name` ''). */
+  readonly in: 'parameter' | 'filter' | 'body';
+  readonly name: string;
+  /** The property path inside that input's schema; [] hides the whole input. */
+  readonly path: readonly string[];
 }
 
 /**

@@ -204,6 +204,10 @@ describe('codegen/cli.ts (npm run generate)', function () {
       expect(run.status).to.equal(1);
       expect(run.stderr).to.contain('phase load: failed\nerror: the document nests deeper than the generator can follow (Maximum call stack size exceeded)');
       expect(run.stderr).to.not.match(/\n\s+at /);
+      // --quiet prints no phase line, so the error does not point at one.
+      const quiet = runCli(['--spec', specFile, '--out', path.join(dir, 'out'), '--quiet']);
+      expect(quiet.status).to.equal(1);
+      expect(quiet.stderr).to.equal('error: the document nests deeper than the generator can follow (Maximum call stack size exceeded)\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -6,6 +6,7 @@
  * no format, type-check or write phase before them: the expensive phases never start.
  */
 import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createProgress } from '../../codegen/progress.js';
 import { makeTempDir, REPO_ROOT, runCli } from './support.js';
@@ -55,11 +56,28 @@ describe('generate progress lines', function () {
       const firstError = stderr.findIndex((line) => line.startsWith('error: '));
       expect(firstError, run.stderr).to.be.greaterThan(0);
       expect(stderr[firstError - 1]).to.equal(`phase ${failure.failed}: failed`);
-      expect(stderr.slice(firstError).every((line) => line.startsWith('error: ') && failure.error.test(line)), run.stderr).to.equal(true);
+      // The errors, then the summary of what the run had found (a failed run is summarized too).
+      expect(stderr.at(-1), run.stderr).to.match(SUMMARY);
+      expect(stderr.slice(firstError, -1).every((line) => line.startsWith('error: ') && failure.error.test(line)), run.stderr).to.equal(true);
       expect(stderr.filter((line) => EXPENSIVE.test(line))).to.deep.equal([]);
       expect(run.stdout).to.equal('');
     });
   }
+
+  it('a run that fails after warnings were found prints them, the error and the summary', () => {
+    const blocked = path.join(makeTempDir(), 'a-file');
+    writeFileSync(blocked, '');
+    const run = runCli(['--spec', path.join(FIXTURES, 'profile-limits.yaml'), '--out', path.join(blocked, 'generated')]);
+    expect(run.status).to.equal(1);
+    const stderr = lines(run.stderr);
+    expect(stderr.filter((line) => line.startsWith('warning: ') && line.endsWith('[PROFILE_EXCLUDED]')), run.stderr).to.have.length(2);
+    expect(stderr.indexOf('phase write: failed'), run.stderr).to.be.greaterThan(0);
+    expect(stderr.at(-2), run.stderr).to.match(/^error: /);
+    expect(SUMMARY.exec(stderr.at(-1)!)?.slice(1, 4), run.stderr).to.deep.equal(['3', '3', '2']);
+    const quiet = lines(runCli(['--spec', path.join(FIXTURES, 'profile-limits.yaml'), '--out', path.join(blocked, 'generated'), '--quiet']).stderr);
+    expect(quiet.filter((line) => line.startsWith('warning: ')), quiet.join('\n')).to.have.length(2);
+    expect(quiet.at(-1)).to.match(/^error: /);
+  });
 
   it('on a terminal, rewrites the phase line in place as it goes and ends it with its counts', async () => {
     let text = '';

@@ -15,6 +15,7 @@ import { createAjv } from '../../src/runtime/ajv.js';
 import { makeTempDir, REPO_ROOT } from './support.js';
 
 const SPEC = path.join(REPO_ROOT, 'test/fixtures/codegen-robust/uncompilable-pattern.yaml');
+const ROUTE_SPEC = path.join(REPO_ROOT, 'test/fixtures/codegen-robust/uncompilable-route.yaml');
 
 describe('a tool whose schema the server cannot compile', function () {
   this.timeout(60_000);
@@ -24,7 +25,7 @@ describe('a tool whose schema the server cannot compile', function () {
     const warnings = result.warnings.filter((w) => w.rule === 'UNCOMPILABLE_SCHEMA');
     expect(warnings).to.have.length(1);
     expect(warnings[0]!.pointer).to.equal('#/paths/~1tags/post');
-    expect(warnings[0]!.detail).to.match(/^the argument schema of tool create_tag does not compile \(Invalid regular expression: .*Invalid escape\); the tool is excluded \(its REST route stays\)$/);
+    expect(warnings[0]!.detail).to.match(/^the argument schema of tool create_tag does not compile \(Invalid regular expression: .*Invalid escape\); the tool is excluded \(its REST route would fail at first use\)$/);
     expect(result.plan.tools.map((tool) => tool.name)).to.deep.equal(['list_tags']);
     expect(result.plan.routes.map((route) => `${route.operation.method} ${route.operation.path}`).sort()).to.deep.equal(['GET /tags', 'POST /tags']);
     const listed = JSON.parse(result.files.get('tools-list.gen.json')!) as { name: string; inputSchema: object }[];
@@ -35,6 +36,17 @@ describe('a tool whose schema the server cannot compile', function () {
     // The excluded operation's module says so: no tool name, its route kept.
     const module = [...result.files].find(([file]) => file.startsWith('operations/create_tag'))?.[1] ?? '';
     expect(module).to.contain('"toolName": null');
+  });
+
+  it('a route without a tool whose schemas do not compile is named too (it stays, and would fail at first use)', async () => {
+    const result = await generate(ROUTE_SPEC, { typeCheck: false });
+    const details = result.warnings.filter((w) => w.rule === 'UNCOMPILABLE_SCHEMA').map((w) => w.detail);
+    expect(details).to.have.length(1);
+    expect(details[0]).to.match(/^the schema of parameter prefix of the REST route GET \/labels does not compile \(Invalid regular expression: .*\); the route would fail at first use$/);
+    expect(result.plan.routes.map((route) => route.operation.operationId).sort()).to.deep.equal(['createLabel', 'listLabels']);
+    expect(result.plan.tools.map((tool) => tool.name)).to.deep.equal(['create_label']);
+    const error = await generate(ROUTE_SPEC, { typeCheck: false, strict: true }).then(() => null, (e: unknown) => e as Error);
+    expect(error?.message).to.contain('would fail at first use [UNCOMPILABLE_SCHEMA; not allowed with --strict]');
   });
 
   it('fails --strict from the command line before the format and type-check phases, writing nothing', () => {

@@ -101,4 +101,24 @@ describe('unions of every shape', function () {
     const ids = ((toSchemaProfile('openai', written).schema.properties as Obj).ids as { anyOf: Obj[] }).anyOf;
     expect(ids.find((member) => member.type === 'array')).to.deep.include({ items: { type: 'string' }, maxItems: 3 });
   });
+
+  it('openai: a nullable union carried as JSON text keeps null reachable, and an optional one is listed in set_null', () => {
+    const written: Obj = {
+      type: 'object',
+      properties: { v: { oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }, { type: 'null' }] } },
+      additionalProperties: false,
+    };
+    const canonical = createAjv().compile(written);
+    const profiled = toSchemaProfile('openai', written);
+    expect(PROFILE_CHECKERS.openai('tool', profiled.schema)).to.deep.equal([]);
+    const properties = profiled.schema.properties as Record<string, Obj>;
+    expect(properties.v!.type).to.deep.equal(['string', 'null']);
+    expect(properties.set_null).to.deep.include({ anyOf: [{ type: 'array', items: { type: 'string', enum: ['v'] } }, { type: 'null' }] });
+    for (const sample of [{ v: null }, { v: 'a' }, { v: { k: 'x' } }, {}]) {
+      const { encoded, expected } = encodeArguments(profiled, sample);
+      expect(expected, JSON.stringify(sample)).to.deep.equal(sample);
+      expect(decodeArguments(profiled.decoder, encoded), JSON.stringify(encoded)).to.deep.equal(expected);
+      expect(canonical(expected), JSON.stringify(expected)).to.equal(true);
+    }
+  });
 });

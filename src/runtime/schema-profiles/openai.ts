@@ -82,7 +82,9 @@ function buildOpenAiUnion(ctx: Context, alternatives: Alternative[], nullable: b
   // A value carried as JSON text is a string too: next to another string branch the decoder could
   // not tell which one a string is, so the whole union travels as JSON text.
   if (members.some((m) => m.decoder.kind === 'json') && members.filter((m) => m.types.includes('string')).length > 1) {
-    return jsonCarrier(description, {});
+    // Null stays reachable: a nullable union's carrier takes null (so an optional one gets `set_null`).
+    const carrier = jsonCarrier(description, {});
+    return nullable ? makeNullable(carrier) : carrier;
   }
   if (nullable) anyOf.push({ type: 'null' });
   const schema: Obj = {};
