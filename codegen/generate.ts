@@ -168,14 +168,26 @@ interface CompileFailure {
 
 type Ajv = ReturnType<typeof createAjv>;
 
-/** ajv's reason when `schema` does not compile, else null. */
-function compileError(ajv: Ajv, schema: JsonSchema): string | null {
-  try {
-    ajv.compile(schema);
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
+/**
+ * ajv's reason when a schema does not compile, else null; each distinct schema text compiled once
+ * (a route's id parameter, a shared body: the same schema stands in many routes and tools, and a
+ * compile costs the same whether or not its validator is ever run).
+ */
+function createCompileCheck(ajv: Ajv): (schema: JsonSchema) => string | null {
+  const seen = new Map<string, string | null>();
+  return (schema) => {
+    const text = JSON.stringify(schema);
+    const known = seen.get(text);
+    if (known !== undefined) return known;
+    let reason: string | null = null;
+    try {
+      ajv.compile(schema);
+    } catch (error) {
+      reason = error instanceof Error ? error.message : String(error);
+    }
+    seen.set(text, reason);
+    return reason;
+  };
 }
 
 /**
@@ -202,12 +214,12 @@ function routeSchemas(route: RouteDefinition): [string, JsonSchema][] {
  * at first use (a 500), which the generator cannot fix; `--strict` makes it an error.
  */
 function compileToolSchemas(plan: SpecPlan, update: (counts: string) => void): CompileFailure[] {
-  const ajv = createAjv({ quiet: true, checkOnly: true });
+  const compileError = createCompileCheck(createAjv({ quiet: true, checkOnly: true }));
   const brokenRoutes = new Map<string, string>();
   for (const [index, route] of plan.routes.entries()) {
     if (index % 50 === 0) update(`compiling route schemas, ${index}/${plan.routes.length}`);
     for (const [which, schema] of routeSchemas(route)) {
-      const reason = compileError(ajv, schema);
+      const reason = compileError(schema);
       if (reason !== null) {
         brokenRoutes.set(route.operation.operationId, `the ${which} of the REST route ${route.operation.method} ${route.operation.path} does not compile (${reason})`);
         break;
@@ -219,7 +231,7 @@ function compileToolSchemas(plan: SpecPlan, update: (counts: string) => void): C
   for (const [index, tool] of plan.tools.entries()) {
     if (index % 50 === 0) update(`compiling tool schemas, ${index}/${plan.tools.length}`);
     for (const [which, schema] of [['inputSchema', tool.inputSchema], ['argument schema', tool.argumentSchema]] as const) {
-      const reason = compileError(ajv, schema);
+      const reason = compileError(schema);
       if (reason === null) continue;
       const route = brokenRoutes.has(tool.operation.operationId) ? 'its REST route would fail at first use' : 'its REST route stays';
       brokenRoutes.delete(tool.operation.operationId);

@@ -65,7 +65,7 @@ export async function typeCheckOutput(files: ReadonlyMap<string, string>, option
       mkdirSync(path.dirname(target), { recursive: true });
       writeFileSync(target, text);
     }
-    const run = await runTsc(options.tsc ?? projectTsc(), dir, ['-p', '.', '--pretty', 'false']);
+    const run = await runTsc(options.tsc ?? projectTsc(), dir, ['-p', '.', '--pretty', 'false', '--singleThreaded']);
     if (run.code === 0) return;
     const diagnostics = run.output.split('\n').filter((line) => /error TS\d+/.test(line));
     if (diagnostics.length === 0) throw new CodegenError('TYPE_CHECK', options.specFile, '#', `the type-check could not run: tsc ${describeRun(run)}`);
