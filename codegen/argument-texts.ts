@@ -9,6 +9,7 @@
  * Pure: plan-spec.ts reports each break as an ARGUMENT_TEXT warning (an error under `--strict`).
  */
 import type { ArgumentTarget, JsonSchema } from '../src/runtime/types.js';
+import { isPlainObject } from '../src/runtime/values.js';
 
 type Obj = { [key: string]: unknown };
 
@@ -34,9 +35,6 @@ export interface ShownArgument {
   readonly description: unknown;
 }
 
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Every argument of a tool's shown `inputSchema`, nested ones included: each property of the
@@ -47,25 +45,25 @@ function isObject(value: unknown): value is Obj {
 export function shownArguments(inputSchema: JsonSchema, args: { readonly [argument: string]: ArgumentTarget }): ShownArgument[] {
   const found: ShownArgument[] = [];
   const visitProperties = (schema: Obj, at: string, walkChildren: boolean): void => {
-    const properties = isObject(schema.properties) ? schema.properties : {};
+    const properties = isPlainObject(schema.properties) ? schema.properties : {};
     for (const [name, child] of Object.entries(properties)) {
       const path = at === '' ? name : `${at}.${name}`;
-      found.push({ path, name, description: isObject(child) ? child.description : undefined });
-      if (walkChildren && isObject(child)) visitNested(child, path);
+      found.push({ path, name, description: isPlainObject(child) ? child.description : undefined });
+      if (walkChildren && isPlainObject(child)) visitNested(child, path);
     }
   };
   const visitNested = (schema: Obj, at: string): void => {
     visitProperties(schema, at, true);
-    if (isObject(schema.items)) visitNested(schema.items, `${at}[]`);
+    if (isPlainObject(schema.items)) visitNested(schema.items, `${at}[]`);
     for (const key of ['anyOf', 'oneOf', 'allOf']) {
       const members = schema[key];
-      if (Array.isArray(members)) for (const member of members) if (isObject(member)) visitNested(member, at);
+      if (Array.isArray(members)) for (const member of members) if (isPlainObject(member)) visitNested(member, at);
     }
   };
-  const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
+  const properties = isPlainObject(inputSchema.properties) ? inputSchema.properties : {};
   for (const [name, child] of Object.entries(properties)) {
-    found.push({ path: name, name, description: isObject(child) ? child.description : undefined });
-    if (!isObject(child)) continue;
+    found.push({ path: name, name, description: isPlainObject(child) ? child.description : undefined });
+    if (!isPlainObject(child)) continue;
     const target = args[name];
     if (target?.in === 'list' && target.name === 'filters') visitProperties(child, name, false);
     else visitNested(child, name);

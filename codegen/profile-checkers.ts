@@ -10,10 +10,11 @@
  *   PROFILE_CHECKERS: {openai, gemini}              // the checker of each client profile
  */
 import type { ClientSchemaProfile } from '../src/runtime/schema-profiles.js';
+import { isPlainObject } from '../src/runtime/values.js';
 
 type Obj = { [key: string]: unknown };
 
-const isObj = (value: unknown): value is Obj => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObj: (value: unknown) => value is Obj = isPlainObject;
 
 // ---------------------------------------------------------------------------------------------
 // OpenAI: Structured Outputs, "Supported schemas" (strict function calling uses the same subset).

@@ -18,6 +18,7 @@ import type { HiddenArgument, JsonSchema, OperationDefinition } from '../src/run
 import { operationPointer, type SpecWarning } from './errors.js';
 import { isNoValue } from './json-schema.js';
 import type { PlannedDefinition, SpecPlan } from './plan-spec.js';
+import { isPlainObject } from '../src/runtime/values.js';
 
 type Obj = Record<string, unknown>;
 
@@ -36,20 +37,17 @@ function admitsNoValue(node: Obj): boolean {
   if (isNoValue(node.not)) return true;
   for (const key of ['anyOf', 'oneOf'] as const) {
     const branches = node[key];
-    if (Array.isArray(branches) && branches.length > 0 && branches.every((branch) => isObject(branch) && admitsNoValue(branch))) return true;
+    if (Array.isArray(branches) && branches.length > 0 && branches.every((branch) => isPlainObject(branch) && admitsNoValue(branch))) return true;
   }
   const minItems = typeof node.minItems === 'number' ? node.minItems : 0;
-  return minItems >= 1 && isObject(node.items) && admitsNoValue(node.items);
+  return minItems >= 1 && isPlainObject(node.items) && admitsNoValue(node.items);
 }
 
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function prune(schema: JsonSchema, at: readonly string[]): Pruned {
   const node = schema as Obj;
   if (admitsNoValue(node)) return { dropped: [], blockedBy: at };
-  if (!isObject(node.properties)) return { dropped: [], blockedBy: null };
+  if (!isPlainObject(node.properties)) return { dropped: [], blockedBy: null };
   const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
   const dropped: (readonly string[])[] = [];
   for (const [name, child] of Object.entries(node.properties)) {

@@ -11,6 +11,7 @@
 import type { ToolAlias } from '../../src/runtime/types.js';
 import { CodegenError } from '../errors.js';
 import { isValidToolName, TOOL_NAME_PATTERN } from '../naming.js';
+import { isPlainObject } from '../../src/runtime/values.js';
 
 type Obj = Record<string, unknown>;
 
@@ -22,9 +23,6 @@ export interface BreakingAcknowledgement {
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function nonEmptyText(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';
@@ -34,7 +32,7 @@ function nonEmptyText(value: unknown): value is string {
 export function readBreaking(file: string, pointer: string, raw: unknown): BreakingAcknowledgement | null {
   if (raw === undefined) return null;
   const at = `${pointer}/x-mcp/breaking`;
-  if (!isObject(raw) || !nonEmptyText(raw.since) || !nonEmptyText(raw.reason) || Object.keys(raw).some((key) => key !== 'since' && key !== 'reason')) {
+  if (!isPlainObject(raw) || !nonEmptyText(raw.since) || !nonEmptyText(raw.reason) || Object.keys(raw).some((key) => key !== 'since' && key !== 'reason')) {
     throw new CodegenError('INVALID_EXTENSION', file, at, 'x-mcp.breaking must be {since, reason}: two non-empty strings (since: the version or date of the break; reason: why callers must change)');
   }
   return { since: raw.since.trim(), reason: raw.reason.trim() };
@@ -47,7 +45,7 @@ export function readAliases(file: string, pointer: string, raw: unknown): ToolAl
   if (!Array.isArray(raw)) throw new CodegenError('INVALID_EXTENSION', file, at, 'x-mcp.aliases must be a list of {name, until}');
   return raw.map((entry: unknown, index) => {
     const where = `${at}/${index}`;
-    if (!isObject(entry) || Object.keys(entry).some((key) => key !== 'name' && key !== 'until')) {
+    if (!isPlainObject(entry) || Object.keys(entry).some((key) => key !== 'name' && key !== 'until')) {
       throw new CodegenError('INVALID_EXTENSION', file, where, 'an alias must be {name, until}');
     }
     if (typeof entry.name !== 'string' || !isValidToolName(entry.name)) {

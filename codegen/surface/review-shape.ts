@@ -5,19 +5,19 @@
  * field by field.
  */
 import { REVIEW_VERSION, type RetiredTool, type ReviewCopy, type ReviewTool } from './review.js';
-import { isObject } from './schema-paths.js';
+import { isPlainObject } from '../../src/runtime/values.js';
 
 const isText = (value: unknown): value is string => typeof value === 'string';
 const isTexts = (value: unknown): boolean => Array.isArray(value) && value.every(isText);
 const isFlag = (value: unknown): boolean => typeof value === 'boolean';
-const isAcknowledgement = (value: unknown): boolean => isObject(value) && isText(value.since) && isText(value.reason);
+const isAcknowledgement = (value: unknown): boolean => isPlainObject(value) && isText(value.since) && isText(value.reason);
 
 function isReviewTool(value: unknown): value is ReviewTool {
-  return isObject(value) && isText(value.name) && isText(value.operationId) && isTexts(value.toolsets) && isTexts(value.scopes)
+  return isPlainObject(value) && isText(value.name) && isText(value.operationId) && isTexts(value.toolsets) && isTexts(value.scopes)
     && isTexts(value.permissions) && [value.movesMoney, value.readOnly, value.destructive, value.idempotent].every(isFlag)
     && [null, 'template', 'describer'].includes(value.confirmation as string | null) && Number.isFinite(value.tokens)
-    && isObject(value.bounds) && Object.values(value.bounds).every(isObject)
-    && Array.isArray(value.aliases) && value.aliases.every((alias) => isObject(alias) && isText(alias.name) && isText(alias.until))
+    && isPlainObject(value.bounds) && Object.values(value.bounds).every(isPlainObject)
+    && Array.isArray(value.aliases) && value.aliases.every((alias) => isPlainObject(alias) && isText(alias.name) && isText(alias.until))
     && (value.breaking === null || isAcknowledgement(value.breaking));
 }
 
@@ -27,7 +27,7 @@ function isRetiredTool(value: unknown): value is RetiredTool {
 
 /** The review copy, or null when `value` is not one of the version this generator writes. */
 export function asReviewCopy(value: unknown): ReviewCopy | null {
-  if (!isObject(value) || value.version !== REVIEW_VERSION) return null;
+  if (!isPlainObject(value) || value.version !== REVIEW_VERSION) return null;
   const { tools, retired } = value;
   if (!Array.isArray(tools) || !tools.every(isReviewTool) || !Array.isArray(retired) || !retired.every(isRetiredTool)) return null;
   return { version: REVIEW_VERSION, tools, retired };

@@ -12,8 +12,9 @@ import { requiredAccess } from '../../src/runtime/required-access.js';
 import type { OperationBounds, OperationRef, ToolAlias, ToolDefinition } from '../../src/runtime/types.js';
 import type { SpecPlan } from '../plan-spec.js';
 import type { BreakingAcknowledgement } from './extensions.js';
-import { isObject, propertyPath, structuralChildren, resolveRef, type Obj } from './schema-paths.js';
+import { propertyPath, structuralChildren, resolveRef, type Obj } from './schema-paths.js';
 import { countModelVisible } from './tokens.js';
+import { isPlainObject } from '../../src/runtime/values.js';
 
 export const REVIEW_FILE = 'tools-review.gen.json';
 export const TOOLS_LIST_FILE = 'tools-list.gen.json';
@@ -114,8 +115,8 @@ function collectBounds(tool: ToolDefinition, declared: OperationBounds | null): 
     const inner = new Set(seen).add(schema);
     const found = Object.fromEntries(BOUND_KEYWORDS.filter((keyword) => schema[keyword] !== undefined).map((keyword) => [keyword, schema[keyword]]));
     if (Object.keys(found).length > 0) bounds[at] = { ...bounds[at], ...found };
-    for (const [name, child] of Object.entries(isObject(schema.properties) ? schema.properties : {})) if (isObject(child)) visit(child, propertyPath(at, name), inner);
-    for (const [path, child] of structuralChildren(schema, at)) if (isObject(child)) visit(child, path, inner);
+    for (const [name, child] of Object.entries(isPlainObject(schema.properties) ? schema.properties : {})) if (isPlainObject(child)) visit(child, propertyPath(at, name), inner);
+    for (const [path, child] of structuralChildren(schema, at)) if (isPlainObject(child)) visit(child, path, inner);
   };
   visit(root, '', new Set());
   const operationBounds = { ...(tool.minBodyArguments > 0 ? { minProperties: tool.minBodyArguments } : {}), ...readOperationBounds(declared) };

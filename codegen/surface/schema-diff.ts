@@ -11,7 +11,8 @@
  * head path: they differ where union members were reordered).
  */
 import { change, show, type Change, type ChangeKind } from './changes.js';
-import { isObject, propertyPath, resolveRef, structuralChildren, type Obj } from './schema-paths.js';
+import { propertyPath, resolveRef, structuralChildren, type Obj } from './schema-paths.js';
+import { isPlainObject } from '../../src/runtime/values.js';
 
 export type SchemaRole = 'input' | 'output';
 
@@ -69,7 +70,7 @@ function typeSet(walk: Walk, root: Obj, schema: Obj, depth = 0): Set<string> | n
   if (members === null || depth > 8) return null;
   const union = new Set<string>();
   for (const member of members) {
-    const resolved = isObject(member) ? resolveRef(root, member) : undefined;
+    const resolved = isPlainObject(member) ? resolveRef(root, member) : undefined;
     const types = resolved === undefined ? null : typeSet(walk, root, resolved, depth + 1);
     if (types === null) return null;
     for (const type of types) union.add(type);
@@ -147,7 +148,7 @@ function diffKeyword(walk: Walk, before: Obj, after: Obj, at: string): void {
 }
 
 function properties(schema: Obj): Obj {
-  return isObject(schema.properties) ? schema.properties : {};
+  return isPlainObject(schema.properties) ? schema.properties : {};
 }
 
 function requiredNames(schema: Obj): Set<string> {
@@ -173,7 +174,7 @@ function diffProperties(walk: Walk, before: Obj, after: Obj, at: string, headAt:
     if (walk.role === 'input' && wasRequired.has(name) && !isRequired.has(name)) report(walk, 'argument_optional', path, 'was required, now optional');
     if (walk.role === 'output' && wasRequired.has(name) && !isRequired.has(name)) report(walk, 'output_field_optional', path, 'was always returned, now may be left out');
     const [from, to] = [was[name], is[name]];
-    if (isObject(from) && isObject(to)) diffNode(walk, from, to, path, propertyPath(headAt, name));
+    if (isPlainObject(from) && isPlainObject(to)) diffNode(walk, from, to, path, propertyPath(headAt, name));
   }
 }
 
@@ -205,7 +206,7 @@ function diffArgumentNames(walk: Walk, level: { before: Obj; after: Obj; at: str
 }
 
 function withoutDescription(schema: unknown): unknown {
-  if (!isObject(schema)) return schema;
+  if (!isPlainObject(schema)) return schema;
   const { description: _text, ...rest } = schema;
   return rest;
 }
@@ -227,7 +228,7 @@ function diffChildren(walk: Walk, level: { before: Obj; after: Obj; at: string; 
   for (const [place, child] of was) {
     const partner = partners.get(place) ?? place;
     const other = isMember(place) && !partners.has(place) ? undefined : is.get(partner);
-    if (isObject(child) && isObject(other)) diffNode(walk, child, other, at + place, headAt + partner);
+    if (isPlainObject(child) && isPlainObject(other)) diffNode(walk, child, other, at + place, headAt + partner);
     else if (other === undefined && !(isMember(place) && typeChanged)) report(walk, childKind(walk, place, 'gone'), at + place, isMember(place) ? 'union member removed' : 'no longer constrained');
   }
   for (const place of [...is.keys()].filter((key) => isMember(key) ? !paired.has(key) : !was.has(key))) {
@@ -239,7 +240,7 @@ function diffChildren(walk: Walk, level: { before: Obj; after: Obj; at: string; 
 function pairMembers(walk: Walk, was: ReadonlyMap<string, unknown>, is: ReadonlyMap<string, unknown>): Map<string, string> {
   const members = (children: ReadonlyMap<string, unknown>, root: Obj): Array<[string, string]> => [...children].filter(([place]) => isMember(place))
     .map(([place, child]) => {
-      const resolved = isObject(child) ? resolveRef(root, child) : undefined;
+      const resolved = isPlainObject(child) ? resolveRef(root, child) : undefined;
       return [place, resolved === undefined ? '?' : showTypes(typeSet(walk, root, resolved))];
     });
   const [before, after] = [members(was, walk.roots.before), members(is, walk.roots.after)];

@@ -7,12 +7,10 @@
  * Local `$ref`s (`#/$defs/…`, which output schemas use for shapes they repeat) are followed.
  */
 import { parsePointer } from '../errors.js';
+import { isPlainObject } from '../../src/runtime/values.js';
 
 export type Obj = { [key: string]: unknown };
 
-export function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function propertyPath(at: string, name: string): string {
   return at === '' ? name : `${at}.${name}`;
@@ -26,9 +24,9 @@ export function showPath(path: string): string {
 /** Each child schema of `schema` but its properties (compared by name, see diff.ts), with its path. */
 export function structuralChildren(schema: Obj, at: string): Array<[string, unknown]> {
   const children: Array<[string, unknown]> = [];
-  if (isObject(schema.items)) children.push([`${at}[]`, schema.items]);
-  if (isObject(schema.additionalProperties)) children.push([`${at}{}`, schema.additionalProperties]);
-  if (isObject(schema.propertyNames)) children.push([`${at}{keys}`, schema.propertyNames]);
+  if (isPlainObject(schema.items)) children.push([`${at}[]`, schema.items]);
+  if (isPlainObject(schema.additionalProperties)) children.push([`${at}{}`, schema.additionalProperties]);
+  if (isPlainObject(schema.propertyNames)) children.push([`${at}{keys}`, schema.propertyNames]);
   for (const key of ['anyOf', 'oneOf'] as const) {
     const members = schema[key];
     if (Array.isArray(members)) members.forEach((member, index) => children.push([`${at}|${index + 1}`, member]));
@@ -42,6 +40,6 @@ export function resolveRef(root: Obj, node: Obj): Obj | undefined {
   if (typeof ref !== 'string') return node;
   if (!ref.startsWith('#')) return undefined;
   let target: unknown = root;
-  for (const token of parsePointer(ref)) target = isObject(target) ? target[token] : Array.isArray(target) ? target[Number(token)] : undefined;
-  return isObject(target) ? target : undefined;
+  for (const token of parsePointer(ref)) target = isPlainObject(target) ? target[token] : Array.isArray(target) ? target[Number(token)] : undefined;
+  return isPlainObject(target) ? target : undefined;
 }

@@ -6,8 +6,9 @@
  */
 import type { RetiredTool, ReviewCopy, ReviewTool } from './review.js';
 import { asReviewCopy } from './review-shape.js';
-import { isObject, type Obj } from './schema-paths.js';
+import { type Obj } from './schema-paths.js';
 import { countModelVisible } from './tokens.js';
+import { isPlainObject } from '../../src/runtime/values.js';
 
 /** One tool of tools-list.gen.json. */
 export interface ListedTool {
@@ -38,7 +39,7 @@ export interface Surface {
 /** Joins the two files' texts; `reviewText` undefined for a side without a review copy. Throws naming `label` on a file that is not JSON or a tools list not a list of tools. */
 export function readSurface(label: string, listText: string, reviewText: string | undefined): Surface {
   const listed = parseJson(label, 'tools-list.gen.json', listText);
-  if (!Array.isArray(listed) || !listed.every((tool) => isObject(tool) && typeof tool.name === 'string' && isObject(tool.inputSchema))) {
+  if (!Array.isArray(listed) || !listed.every((tool) => isPlainObject(tool) && typeof tool.name === 'string' && isPlainObject(tool.inputSchema))) {
     throw new Error(`${label}: tools-list.gen.json is not a list of tools`);
   }
   const review = reviewText === undefined ? null : readReview(label, reviewText);

@@ -21,9 +21,12 @@ export interface CliRun {
 }
 
 /** Runs `codegen/cli.ts` exactly as `npm run generate` does (tsx), from the repo root. */
-export function runCli(args: readonly string[]): CliRun {
+/** The command-line script `surface:diff` runs, for runCli's second argument. */
+export const SURFACE_DIFF_CLI = 'codegen/surface/diff-cli.ts';
+
+export function runCli(args: readonly string[], script = 'codegen/cli.ts'): CliRun {
   const started = performance.now();
-  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/cli.ts'), ...args], {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, script), ...args], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
     env: { ...process.env, NODE_OPTIONS: '' },

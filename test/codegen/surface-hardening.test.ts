@@ -6,7 +6,7 @@
  * compared once, and the classes of outputs and defaults.
  */
 import { expect } from 'chai';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { compareSurfaces } from '../../codegen/surface/diff.js';
@@ -14,7 +14,7 @@ import { formatReport } from '../../codegen/surface/format.js';
 import { diffSchemas } from '../../codegen/surface/schema-diff.js';
 import { REVIEW_FILE, TOOLS_LIST_FILE } from '../../codegen/surface/review.js';
 import { readSurface, type ListedTool, type Surface } from '../../codegen/surface/surface.js';
-import { makeTempDir, readYaml, REPO_ROOT, runCli, writeSpec } from './support.js';
+import { makeTempDir, readYaml, REPO_ROOT, runCli, SURFACE_DIFF_CLI, writeSpec } from './support.js';
 import { BEFORE, changeLines, generatedFiles, surfaceOf, variant } from './surface-support.js';
 
 const tool = (name: string, outputSchema: object, inputSchema: object = { type: 'object' }): ListedTool => ({ name, description: 'd', inputSchema, outputSchema } as ListedTool);
@@ -176,8 +176,7 @@ describe('tool-surface change report: the base of generate and surface:diff', fu
   let repo: string;
   const git = (...args: string[]) => execFileSync('git', ['-C', repo, '-c', 'user.email=t@example.test', '-c', 'user.name=t', ...args], { encoding: 'utf8' });
   const generate = (...extra: string[]) => runCli(['--spec', path.join(repo, 'spec.yaml'), '--out', path.join(repo, 'generated'), '--no-type-check', ...extra]);
-  const surfaceDiff = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/surface/diff-cli.ts'), ...args, '--out', path.join(repo, 'generated')],
-    { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const surfaceDiff = (...args: string[]) => runCli([...args, '--out', path.join(repo, 'generated')], SURFACE_DIFF_CLI);
   const dropTags = () => {
     const doc = readYaml(BEFORE);
     delete doc.paths['/things'].post.requestBody.content['application/json'].schema.properties.tags;

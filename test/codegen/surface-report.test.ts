@@ -8,7 +8,7 @@
  * our own contract.
  */
 import { expect } from 'chai';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { compareBounds } from '../../codegen/surface/bounds-diff.js';
@@ -18,7 +18,7 @@ import { REVIEW_FILE, TOOLS_LIST_FILE } from '../../codegen/surface/review.js';
 import { diffSchemas } from '../../codegen/surface/schema-diff.js';
 import { readSurface } from '../../codegen/surface/surface.js';
 import { countModelVisible } from '../../codegen/surface/tokens.js';
-import { makeTempDir, readYaml, REPO_ROOT, runCli, writeSpec } from './support.js';
+import { makeTempDir, readYaml, REPO_ROOT, runCli, SURFACE_DIFF_CLI, writeSpec } from './support.js';
 import { AFTER, BEFORE, changeLines, generatedFiles, surfaceOf, SURFACE_FIXTURES, variant } from './surface-support.js';
 
 function snapshot(name: string, actual: string): void {
@@ -36,9 +36,7 @@ async function writeSide(dir: string, spec: string, options: { review?: boolean 
   return dir;
 }
 
-function surfaceDiff(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'codegen/surface/diff-cli.ts'), ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
-}
+const surfaceDiff = (args: readonly string[]) => runCli(args, SURFACE_DIFF_CLI);
 
 describe('tool-surface change report: outputs and commands', function () {
   this.timeout(120_000);

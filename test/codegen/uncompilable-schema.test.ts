@@ -7,12 +7,11 @@
  * error, reported before the format and type-check phases.
  */
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { generate } from '../../codegen/generate.js';
 import { createAjv } from '../../src/runtime/ajv.js';
-import { makeTempDir, REPO_ROOT } from './support.js';
+import { makeTempDir, REPO_ROOT, runCli } from './support.js';
 
 const SPEC = path.join(REPO_ROOT, 'test/fixtures/codegen-robust/uncompilable-pattern.yaml');
 const ROUTE_SPEC = path.join(REPO_ROOT, 'test/fixtures/codegen-robust/uncompilable-route.yaml');
@@ -52,7 +51,7 @@ describe('a tool whose schema the server cannot compile', function () {
   it('fails --strict from the command line before the format and type-check phases, writing nothing', () => {
     const out = makeTempDir('kobana-uncompilable-');
     try {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', 'codegen/cli.ts', '--spec', SPEC, '--out', path.join(out, 'generated'), '--strict'], { cwd: REPO_ROOT, encoding: 'utf8' });
+      const run = runCli(['--spec', SPEC, '--out', path.join(out, 'generated'), '--strict']);
       expect(run.status, run.stderr).to.equal(1);
       const lines = run.stderr.split('\n');
       const failed = lines.indexOf('phase check: failed');
