@@ -76,6 +76,8 @@ export interface CostCentersTable extends AuditColumns {
 export interface PeopleTable extends AuditColumns {
   id: string; workspace_id: string; name: string; kind: 'natural' | 'juridical'; document_number: string | null;
   is_customer: number; is_supplier: number; emails: string; deleted_at: string | null;
+  /** Payment details (migration 0010): the destinations a payee allowlist approves. */
+  pix_key: string | null; bank_code: string | null; agency: string | null; account_number: string | null;
 }
 export interface TaxesTable extends AuditColumns {
   id: string; workspace_id: string; name: string; default_rate: string; active: number;
@@ -115,6 +117,8 @@ export interface AttachmentLinksTable {
 export interface ActivityTable {
   id: string; workspace_id: string; person_id: string; channel: 'api' | 'mcp' | 'web' | 'link';
   operation: string; resource: string; record_id: string | null; created_at: string;
+  /** JSON or null (migration 0010): a configuration change's `{changes: [{field, old, new}]}`, a move's approver. */
+  details: Generated<string | null>;
 }
 export interface IdempotencyKeysTable {
   workspace_id: string; person_id: string; key: string; operation_id: string; request_hash: string;
@@ -124,7 +128,36 @@ export interface SecuritySettingsTable {
   workspace_id: string;
   /** JSON: `{"api": ["move_money", …], "mcp": [...]}`; actions create|update|delete|move_money|upload. */
   blocked: string;
+  /** JSON or null (migration 0010): limits, payee allowlist, approvals (src/api/money/config.ts). */
+  money_controls: Generated<string | null>;
   updated_at: string; updated_by: string; version: number;
+}
+/** One outflow that ran (migration 0010): what the spending limits count. */
+export interface MoneyMovesTable {
+  id: string; workspace_id: string; operation_id: string; channel: 'api' | 'mcp' | 'web'; person_id: string;
+  token_type: 'oauth' | 'personal'; amount_cents: number; record_id: string | null; approval_request_id: string | null; occurred_at: string;
+}
+/** A payment destination of a person someone approved (migration 0010). */
+export interface PayeeAllowlistTable {
+  id: string; workspace_id: string; person_id: string; kind: 'document_number' | 'pix_key' | 'bank_account'; value: string;
+  approved_by: string; approved_at: string;
+}
+/** A confirmed money move waiting for a second person (migration 0010). */
+export interface ApprovalRequestsTable {
+  id: string; workspace_id: string; operation_id: string;
+  /** JSON of the call's OperationInput (path, query, body; never the idempotency key). */
+  input: string;
+  sentence: string; amount_cents: number;
+  /** JSON: the measured items (record, amount, payee, account, version). */
+  items: string;
+  person_id: string | null; financial_account_id: string | null;
+  requested_by: string; requested_via: 'api' | 'mcp' | 'web'; token_type: 'oauth' | 'personal';
+  status: 'pending_approval' | 'approved' | 'rejected';
+  created_at: string; expires_at: string;
+  decided_by: string | null; decided_via: 'api' | 'web' | null; decided_at: string | null; decision_reason: string | null;
+  /** JSON of the move's answer once approved. */
+  result: string | null;
+  version: number;
 }
 export interface ConfirmationNoncesTable {
   nonce: string; workspace_id: string; person_id: string; tool: string; consumed_at: string; expires_at: string;
@@ -172,6 +205,9 @@ export interface Database {
   attachments: AttachmentsTable;
   attachment_links: AttachmentLinksTable;
   activity: ActivityTable;
+  money_moves: MoneyMovesTable;
+  payee_allowlist: PayeeAllowlistTable;
+  approval_requests: ApprovalRequestsTable;
   idempotency_keys: IdempotencyKeysTable;
   security_settings: SecuritySettingsTable;
   confirmation_nonces: ConfirmationNoncesTable;

@@ -16,6 +16,7 @@ export const FINANCE_TABLES: ReadonlySet<string> = new Set([
   'transactions', 'transfers', 'blobs', 'attachments', 'attachment_links', 'activity', 'idempotency_keys',
   'security_settings', 'confirmation_nonces',
   'statement_lines', 'reconciliations', 'reconciliation_items', 'classification_rules',
+  'money_moves', 'payee_allowlist', 'approval_requests',
 ]);
 
 export const WORKSPACE_COLUMN = 'workspace_id';

@@ -85,6 +85,7 @@ export const handlers = defineResource({
       is_supplier: boolColumn(body['is_supplier']),
       emails: readEmails(body['emails']),
       deleted_at: null,
+      pix_key: null, bank_code: null, agency: null, account_number: null,
     };
   },
   update: async (ctx, body, current) => {

@@ -12,6 +12,7 @@ import * as workspaceTimezone from './0006-workspace-timezone.js';
 import * as statements from './0007-statements.js';
 import * as oauthRecords from './0008-oauth-records.js';
 import * as writeProbe from './0009-write-probe.js';
+import * as moneyControls from './0010-money-controls.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-identity': identity,
@@ -23,4 +24,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0007-statements': statements,
   '0008-oauth-records': oauthRecords,
   '0009-write-probe': writeProbe,
+  '0010-money-controls': moneyControls,
 };
