@@ -5,7 +5,7 @@
  *
  *   insertAudit(ctx): AuditColumns                        // created_* = updated_* = caller/now/channel, version 1
  *   updateAudit(ctx): {updated_at, updated_by, updated_via, version: sql`version + 1`}
- *   recordActivity(ctx, {operation, resource, recordId}): Promise<void>   // one activity row in ctx.workspaceId (also a download link's use)
+ *   recordActivity(ctx, {operation, resource, recordId, details?}): Promise<void>   // one activity row in ctx.workspaceId (also a download link's use)
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
@@ -59,6 +59,8 @@ export interface ActivityEntry {
   /** resource name as in the operationId, e.g. `payables`. */
   readonly resource: string;
   readonly recordId: string | null;
+  /** Stored as JSON in `activity.details`: a configuration change's `{changes: [{field, old, new}]}`, a move's approver. */
+  readonly details?: Readonly<Record<string, unknown>>;
 }
 
 export async function recordActivity(ctx: OperationContext, entry: ActivityEntry): Promise<void> {
@@ -74,6 +76,7 @@ export async function recordActivity(ctx: OperationContext, entry: ActivityEntry
       resource: entry.resource,
       record_id: entry.recordId,
       created_at: ctx.now().toISOString(),
+      details: entry.details ? JSON.stringify(entry.details) : null,
     })
     .execute();
 }
