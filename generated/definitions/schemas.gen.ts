@@ -3207,6 +3207,84 @@ export const schema_PayableSettle: JsonSchema = {
   "additionalProperties": false
 };
 
+export const schema_PayableSettleBatch: JsonSchema = {
+  "description": "The payables to settle.",
+  "type": "object",
+  "required": [
+    "items"
+  ],
+  "properties": {
+    "items": {
+      "description": "1–50 pending payables, each once; per item as `finance_payables_settle`.",
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 50,
+      "items": {
+        "description": "One payable and how it is settled.",
+        "type": "object",
+        "required": [
+          "id",
+          "payment_date"
+        ],
+        "properties": {
+          "id": {
+            "description": "The payable (`finance_payables_list`).",
+            "type": "string",
+            "format": "uuid",
+            "examples": [
+              "7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
+            ]
+          },
+          "payment_date": {
+            "description": "Date paid; the transaction's `occurred_at`.",
+            "type": "string",
+            "format": "date",
+            "examples": [
+              "2026-03-09"
+            ]
+          },
+          "financial_account_id": {
+            "description": "Default: the payable's account.",
+            "type": "string",
+            "format": "uuid",
+            "examples": [
+              "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+            ]
+          },
+          "interest_amount": {
+            "description": "Interest/fine; default 0.",
+            "type": [
+              "string",
+              "number"
+            ],
+            "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+            "minimum": 0,
+            "maximum": 999999999999.99,
+            "examples": [
+              "12.50"
+            ]
+          },
+          "discount_amount": {
+            "description": "Discount; default 0; ≤ amount + interest.",
+            "type": [
+              "string",
+              "number"
+            ],
+            "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+            "minimum": 0,
+            "maximum": 999999999999.99,
+            "examples": [
+              "12.50"
+            ]
+          }
+        },
+        "additionalProperties": false
+      }
+    }
+  },
+  "additionalProperties": false
+};
+
 export const schema_PayableUpdate: JsonSchema = {
   "description": "Fields to change on the payable; absent fields keep their value.",
   "type": "object",
@@ -3682,7 +3760,7 @@ export const schema_Receivable: JsonSchema = {
       ]
     },
     "amount": {
-      "description": "Face value in BRL.",
+      "description": "An amount in BRL as a decimal string with exactly two places. Never a float.",
       "type": "string",
       "pattern": "^\\d{1,12}\\.\\d{2}$",
       "examples": [
@@ -4218,6 +4296,84 @@ export const schema_ReceivableSettle: JsonSchema = {
         "12.50",
         0
       ]
+    }
+  },
+  "additionalProperties": false
+};
+
+export const schema_ReceivableSettleBatch: JsonSchema = {
+  "description": "The receivables to settle.",
+  "type": "object",
+  "required": [
+    "items"
+  ],
+  "properties": {
+    "items": {
+      "description": "1–50 pending receivables, each once; per item as `finance_receivables_settle`.",
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 50,
+      "items": {
+        "description": "One receivable and how it is settled.",
+        "type": "object",
+        "required": [
+          "id",
+          "payment_date"
+        ],
+        "properties": {
+          "id": {
+            "description": "The receivable (`finance_receivables_list`).",
+            "type": "string",
+            "format": "uuid",
+            "examples": [
+              "7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
+            ]
+          },
+          "payment_date": {
+            "description": "Date received; the transaction's `occurred_at`.",
+            "type": "string",
+            "format": "date",
+            "examples": [
+              "2026-03-09"
+            ]
+          },
+          "financial_account_id": {
+            "description": "Default: the receivable's account.",
+            "type": "string",
+            "format": "uuid",
+            "examples": [
+              "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+            ]
+          },
+          "interest_amount": {
+            "description": "Interest/fine; default 0.",
+            "type": [
+              "string",
+              "number"
+            ],
+            "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+            "minimum": 0,
+            "maximum": 999999999999.99,
+            "examples": [
+              "12.50"
+            ]
+          },
+          "discount_amount": {
+            "description": "Discount; default 0; ≤ amount + interest.",
+            "type": [
+              "string",
+              "number"
+            ],
+            "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+            "minimum": 0,
+            "maximum": 999999999999.99,
+            "examples": [
+              "12.50"
+            ]
+          }
+        },
+        "additionalProperties": false
+      }
     }
   },
   "additionalProperties": false
@@ -5405,6 +5561,191 @@ export const schema_TaxUpdate: JsonSchema = {
   "additionalProperties": false
 };
 
+export const schema_TitleCancelBatch: JsonSchema = {
+  "description": "The titles to cancel.",
+  "type": "object",
+  "required": [
+    "ids"
+  ],
+  "properties": {
+    "ids": {
+      "description": "1–50 pending titles of this kind, each once.",
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 50,
+      "items": {
+        "description": "A title's id.",
+        "type": "string",
+        "format": "uuid",
+        "examples": [
+          "7b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
+        ]
+      }
+    }
+  },
+  "additionalProperties": false
+};
+
+export const schema_TitleCancelBatchResult: JsonSchema = {
+  "description": "Every title of the batch, cancelled, in the order given.",
+  "type": "object",
+  "required": [
+    "items",
+    "count",
+    "total"
+  ],
+  "properties": {
+    "items": {
+      "description": "One entry per title.",
+      "type": "array",
+      "maxItems": 50,
+      "items": {
+        "description": "A cancelled title.",
+        "type": "object",
+        "required": [
+          "id",
+          "description",
+          "status",
+          "amount"
+        ],
+        "properties": {
+          "id": {
+            "description": "The title's id.",
+            "type": "string",
+            "format": "uuid"
+          },
+          "description": {
+            "description": "The title's description.",
+            "type": "string"
+          },
+          "status": {
+            "description": "Its status now.",
+            "type": "string",
+            "enum": [
+              "cancelled"
+            ]
+          },
+          "amount": {
+            "description": "An amount in BRL as a decimal string with exactly two places. Never a float.",
+            "type": "string",
+            "pattern": "^\\d{1,12}\\.\\d{2}$",
+            "examples": [
+              "1234.56"
+            ]
+          }
+        },
+        "additionalProperties": false
+      }
+    },
+    "count": {
+      "description": "Titles cancelled.",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 50
+    },
+    "total": {
+      "description": "Sum of their amounts.",
+      "type": "string",
+      "pattern": "^\\d{1,14}\\.\\d{2}$"
+    }
+  },
+  "additionalProperties": false
+};
+
+export const schema_TitleSettleBatchResult: JsonSchema = {
+  "description": "Every title of the batch, settled, in the order given.",
+  "type": "object",
+  "required": [
+    "items",
+    "count",
+    "total"
+  ],
+  "properties": {
+    "items": {
+      "description": "One entry per title.",
+      "type": "array",
+      "maxItems": 50,
+      "items": {
+        "description": "A settled title.",
+        "type": "object",
+        "required": [
+          "id",
+          "description",
+          "status",
+          "amount",
+          "paid_amount",
+          "payment_date",
+          "financial_account_id",
+          "transaction_id"
+        ],
+        "properties": {
+          "id": {
+            "description": "The title's id.",
+            "type": "string",
+            "format": "uuid"
+          },
+          "description": {
+            "description": "The title's description.",
+            "type": "string"
+          },
+          "status": {
+            "description": "Its status now.",
+            "type": "string",
+            "enum": [
+              "paid",
+              "received"
+            ]
+          },
+          "amount": {
+            "description": "An amount in BRL as a decimal string with exactly two places. Never a float.",
+            "type": "string",
+            "pattern": "^\\d{1,12}\\.\\d{2}$",
+            "examples": [
+              "1234.56"
+            ]
+          },
+          "paid_amount": {
+            "description": "An amount in BRL as a decimal string with exactly two places. Never a float.",
+            "type": "string",
+            "pattern": "^\\d{1,12}\\.\\d{2}$",
+            "examples": [
+              "1234.56"
+            ]
+          },
+          "payment_date": {
+            "description": "Date paid or received.",
+            "type": "string",
+            "format": "date"
+          },
+          "financial_account_id": {
+            "description": "The account settled from or into.",
+            "type": "string",
+            "format": "uuid"
+          },
+          "transaction_id": {
+            "description": "The settlement transaction.",
+            "type": "string",
+            "format": "uuid"
+          }
+        },
+        "additionalProperties": false
+      }
+    },
+    "count": {
+      "description": "Titles settled.",
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 50
+    },
+    "total": {
+      "description": "Sum of the paid amounts.",
+      "type": "string",
+      "pattern": "^\\d{1,14}\\.\\d{2}$"
+    }
+  },
+  "additionalProperties": false
+};
+
 export const schema_Transaction: JsonSchema = {
   "description": "A transaction.",
   "type": "object",
@@ -5458,7 +5799,7 @@ export const schema_Transaction: JsonSchema = {
       ]
     },
     "amount": {
-      "description": "Amount moved; the direction comes from `type`.",
+      "description": "An amount in BRL as a decimal string with exactly two places. Never a float.",
       "type": "string",
       "pattern": "^\\d{1,12}\\.\\d{2}$",
       "examples": [
@@ -5968,7 +6309,7 @@ export const schema_Transfer: JsonSchema = {
       ]
     },
     "amount": {
-      "description": "Amount to move.",
+      "description": "An amount in BRL as a decimal string with exactly two places. Never a float.",
       "type": "string",
       "pattern": "^\\d{1,12}\\.\\d{2}$",
       "examples": [

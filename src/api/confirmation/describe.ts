@@ -15,7 +15,7 @@ import { computeCalculations } from './calculations.js';
 import type { ConfirmationSpec, OperationRef, RouteDefinition } from '../../runtime/types.js';
 import { describeAttachmentUnlink } from './describe-attachments.js';
 import { describeTransactionDelete } from './describe-records.js';
-import { buildTitleDescriber, type TitleAction } from './describe-titles.js';
+import { buildTitleBatchDescriber, buildTitleDescriber, type TitleAction, type TitleBatchAction } from './describe-titles.js';
 import { describeTransfer } from './describe-transfers.js';
 import { describeReconciliation, describeReconciliationUndo } from './describe-reconciliations.js';
 import type { DescribeTarget } from './target.js';
@@ -34,6 +34,12 @@ const NAMED_DESCRIBERS: Readonly<Record<DescriberName, (operation: OperationRef)
     if (!describerServes('title', operation.operationId)) throw new Error(`the title describer cannot describe ${operation.operationId}`);
     const [resource, action] = operation.operationId.split('.') as [string, TitleAction];
     return buildTitleDescriber(resource === 'payables' ? 'payable' : 'receivable', action);
+  },
+  /** payables/receivables settle_batch, cancel_batch: the count, the total and the largest titles, planned as the batch runs. */
+  'title-batch': (operation) => {
+    if (!describerServes('title-batch', operation.operationId)) throw new Error(`the title-batch describer cannot describe ${operation.operationId}`);
+    const [resource, action] = operation.operationId.split('.') as [string, TitleBatchAction];
+    return buildTitleBatchDescriber(resource === 'payables' ? 'payable' : 'receivable', action);
   },
   /** A transaction's type, amount, party, account and date. */
   transaction: () => describeTransactionDelete,

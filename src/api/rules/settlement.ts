@@ -9,13 +9,15 @@
  * written. SQLite serialises write transactions. All inside ctx.db's transaction.
  */
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { TitlesTable } from '../../store/schema.js';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError, validationError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
 import { MAX_BALANCE_CENTS, parseMoneyInputAllowZero } from '../money.js';
 import { lockRow, readBody, requireWorkspace } from '../records.js';
+import { isPostgres } from '../../store/migrations/column-types.js';
+import { isUuid } from '../../runtime/values.js';
 import { assertBalancesWithinBound } from './account-balance.js';
 import { deleteAllocations } from './allocations.js';
 import { deleteAttachmentLinks } from './attachment-links.js';
@@ -26,6 +28,26 @@ import { findTitle, readTitleJson, type TitleVocabulary } from './title-records.
 export async function findTitleForUpdate(ctx: OperationContext, v: TitleVocabulary, id: string | undefined): Promise<Selectable<TitlesTable>> {
   await lockRow(ctx, 'titles', id ?? '', 'update');
   return findTitle(ctx, v, id);
+}
+
+/**
+ * The titles of `ids` of kind `v` in the workspace, keyed by id (an id that is not there is
+ * absent). With `lock` (PostgreSQL), their rows are first locked FOR UPDATE in one query ordered
+ * by id — rows are locked in the order the sort yields them — so two calls locking overlapping
+ * sets always take the locks in the same order and cannot deadlock. At most a batch of ids (bounded by the caller).
+ */
+export async function findTitlesForUpdate(
+  ctx: Pick<OperationContext, 'db' | 'workspaceId'>, v: TitleVocabulary, ids: readonly string[], options: { readonly lock: boolean } = { lock: true },
+): Promise<ReadonlyMap<string, Selectable<TitlesTable>>> {
+  const sorted = [...new Set(ids.filter(isUuid))].sort();
+  if (sorted.length === 0) return new Map();
+  const workspaceId = requireWorkspace(ctx);
+  if (options.lock && isPostgres(ctx.db as unknown as Kysely<unknown>)) {
+    await ctx.db.selectFrom('titles').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', sorted).orderBy('id').forUpdate().execute();
+  }
+  const rows = await ctx.db.selectFrom('titles').selectAll()
+    .where('workspace_id', '=', workspaceId).where('kind', '=', v.kind).where('id', 'in', sorted).execute();
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /**
@@ -102,29 +124,41 @@ export function assertTitleAction(v: TitleVocabulary, action: TitleStatusAction,
   if (!allowed) throw titleActionRefusal(v, action);
 }
 
+/**
+ * Writes the settlement `plan` of a pending title read under its lock: the conditional status
+ * change, then its transaction and activity entry. The account is the caller's check
+ * (`requireAccountReference`), and so is the balance bound (`assertBalancesWithinBound`, once for
+ * every account a call touches). Answers the settlement transaction's id.
+ */
+export async function writeSettlement(
+  ctx: OperationContext, v: TitleVocabulary, title: Selectable<TitlesTable>, plan: SettlementPlan, operation = `${v.resource}.settle`,
+): Promise<string> {
+  const { accountId, paidCents: paid, interestCents: interest, discountCents: discount } = plan;
+  const transactionId = randomUUID();
+  const claimed = await ctx.db.updateTable('titles').set({
+    status: v.settledStatus, payment_date: plan.paymentDate, financial_account_id: accountId,
+    paid_amount_cents: paid, interest_cents: interest, discount_cents: discount, transaction_id: transactionId, ...updateAudit(ctx),
+  }).where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', 'pending').executeTakeFirst();
+  // The loser of a race sees 0 rows here and writes no transaction.
+  if (Number(claimed.numUpdatedRows) === 0) throw titleActionRefusal(v, 'settle');
+
+  await ctx.db.insertInto('transactions').values({
+    id: transactionId, workspace_id: title.workspace_id, financial_account_id: accountId, type: v.transactionType,
+    amount_cents: paid, occurred_at: plan.paymentDate, description: title.description, category_id: title.category_id,
+    person_id: title.person_id, source: 'settlement', source_id: title.id, ...insertAudit(ctx),
+  }).execute();
+  await recordActivity(ctx, { operation, resource: v.resource, recordId: title.id });
+  return transactionId;
+}
+
 function buildSettle(v: TitleVocabulary): OperationHandler {
   return async (ctx, input) => {
     const title = await findTitleForUpdate(ctx, v, input.path['id']);
     assertTitleAction(v, 'settle', title);
     const plan = planSettlement(title, readBody(input.body), v.label);
-    const { accountId, paidCents: paid, interestCents: interest, discountCents: discount } = plan;
-    await requireAccountReference(ctx, accountId);
-
-    const transactionId = randomUUID();
-    const claimed = await ctx.db.updateTable('titles').set({
-      status: v.settledStatus, payment_date: plan.paymentDate, financial_account_id: accountId,
-      paid_amount_cents: paid, interest_cents: interest, discount_cents: discount, transaction_id: transactionId, ...updateAudit(ctx),
-    }).where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', 'pending').executeTakeFirst();
-    // The loser of a race sees 0 rows here and writes no transaction.
-    if (Number(claimed.numUpdatedRows) === 0) throw titleActionRefusal(v, 'settle');
-
-    await ctx.db.insertInto('transactions').values({
-      id: transactionId, workspace_id: title.workspace_id, financial_account_id: accountId, type: v.transactionType,
-      amount_cents: paid, occurred_at: plan.paymentDate, description: title.description, category_id: title.category_id,
-      person_id: title.person_id, source: 'settlement', source_id: title.id, ...insertAudit(ctx),
-    }).execute();
-    await assertBalancesWithinBound(ctx, [accountId]);
-    await recordActivity(ctx, { operation: `${v.resource}.settle`, resource: v.resource, recordId: title.id });
+    await requireAccountReference(ctx, plan.accountId);
+    await writeSettlement(ctx, v, title, plan);
+    await assertBalancesWithinBound(ctx, [plan.accountId]);
     return { body: await readTitleJson(ctx, v, title.id) };
   };
 }
@@ -147,14 +181,19 @@ function buildReopen(v: TitleVocabulary): OperationHandler {
   };
 }
 
+/** Cancels a pending title read under its lock (the conditional status change and its activity entry). */
+export async function writeCancel(ctx: OperationContext, v: TitleVocabulary, title: Selectable<TitlesTable>, operation = `${v.resource}.cancel`): Promise<void> {
+  const cancelled = await ctx.db.updateTable('titles').set({ status: 'cancelled', ...updateAudit(ctx) })
+    .where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', 'pending').executeTakeFirst();
+  if (Number(cancelled.numUpdatedRows) === 0) throw titleActionRefusal(v, 'cancel');
+  await recordActivity(ctx, { operation, resource: v.resource, recordId: title.id });
+}
+
 function buildCancel(v: TitleVocabulary): OperationHandler {
   return async (ctx, input) => {
     const title = await findTitleForUpdate(ctx, v, input.path['id']);
     assertTitleAction(v, 'cancel', title);
-    const cancelled = await ctx.db.updateTable('titles').set({ status: 'cancelled', ...updateAudit(ctx) })
-      .where('workspace_id', '=', title.workspace_id).where('id', '=', title.id).where('status', '=', 'pending').executeTakeFirst();
-    if (Number(cancelled.numUpdatedRows) === 0) throw titleActionRefusal(v, 'cancel');
-    await recordActivity(ctx, { operation: `${v.resource}.cancel`, resource: v.resource, recordId: title.id });
+    await writeCancel(ctx, v, title);
     return { body: await readTitleJson(ctx, v, title.id) };
   };
 }

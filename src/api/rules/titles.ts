@@ -18,6 +18,7 @@ import { deleteAllocations, planAllocationUpdate, prepareAllocations, replaceAll
 import { deleteAttachmentLinks } from './attachment-links.js';
 import { requireAccountReference, requireCategoryReference, requirePersonReference, readOptionalReference } from './references.js';
 import { buildSettlementHandlers, deleteSettlementTransaction, findTitleForUpdate } from './settlement.js';
+import { buildBatchHandlers } from './settlement-batch.js';
 import { classifyNewTitle } from './statements/classify.js';
 import {
   buildTitleListDefinition, readTitleJson, type TitleKind, type TitleVocabulary,
@@ -138,6 +139,7 @@ export function buildTitleHandlers(vocabulary: TitleVocabulary): Record<string, 
     [`${r}.settle`]: settlement.settle,
     [`${r}.reopen`]: settlement.reopen,
     [`${r}.cancel`]: settlement.cancel,
+    ...buildBatchHandlers(vocabulary),
   };
 }
 
