@@ -67,6 +67,13 @@ const DESCRIBED: Readonly<Record<string, (op: OperationRef, args: Record<string,
     const payment = `, (paying|receiving) ${BRL} on \\d{4}-\\d{2}-\\d{2} \\(interest ${BRL}, discount ${BRL}\\)`;
     return new RegExp(noun === 'payable' ? `^${verb}( to ".+")? from account ".+"${payment}\\?$` : `^${verb}( from ".+")? into account ".+"${payment}\\?$`);
   },
+  'title-batch': (op) => {
+    const noun = op.path.split('/')[2]?.replace(/s$/, '') ?? '';
+    const largest = `(largest: )?".+" ${BRL}( (to|from) ".+")?(, ".+" ${BRL}( (to|from) ".+")?){0,2}`;
+    if (op.operationId.endsWith('.cancel_batch')) return new RegExp(`^Cancel \\d+ ${noun}s? totalling ${BRL} \\(${largest}\\)\\?$`);
+    const where = ` ${noun === 'payable' ? 'from' : 'into'} (account ".+"|one account|\\d+ accounts) (on \\d{4}-\\d{2}-\\d{2}|between \\d{4}-\\d{2}-\\d{2} and \\d{4}-\\d{2}-\\d{2})`;
+    return new RegExp(`^Settle \\d+ ${noun}s? totalling ${BRL}${where} \\(${largest}\\)\\?$`);
+  },
   transaction: () => /^Delete (debit|credit) transaction.* of R\$ [\d.]+,\d{2}.* dated \d{4}-\d{2}-\d{2}\?$/,
   'attachment-link': () => /^Unlink attachment ".+" from (payable|receivable|transaction|a ).+\?$/,
   transfer: (_op, args) => new RegExp(`^Transfer ${escape(brl(String(args['amount'])))} from account ".+" to account ".+"\\?$`),

@@ -12,7 +12,8 @@
  * - lists: `?limit=100`.
  * - body: the operation's `example` in the spec, else the body schema's `required` properties
  *   (or, when none is required, the first property with an example), always plus every
- *   property that names a record (`*_id`, also inside arrays); values from the properties'
+ *   property that names a record (`*_id`, also inside arrays; an array item's `id` and an `ids`
+ *   list name records of the path's resource); values from the properties'
  *   `examples`. Record ids are replaced by records of the workspace (`REFERENCES`), values
  *   that must be unique are made fresh, arrays keep one item and an apportionment item
  *   carries the whole (100 %, or the body's amount).
@@ -148,6 +149,16 @@ async function resolve(node: Record<string, unknown>, pointer: string, resource:
       // A polymorphic item (`{type: payable, id}`, a reconciliation's records): a record of that kind.
       references[here] = `${node['type']}s`;
       node[name] = (await take(`${node['type']}s`)).id;
+    } else if (name === 'id' && pointer !== '') {
+      // An item of a list naming its record by `id` alone (a batch's items): a record of the path's resource.
+      references[here] = resource;
+      node[name] = (await take(resource)).id;
+    } else if (name === 'ids' && Array.isArray(value)) {
+      // A list of ids (a batch's titles): records of the path's resource.
+      node[name] = await Promise.all(value.map(async (_item, index) => {
+        references[`${here}/${index}`] = resource;
+        return (await take(resource)).id;
+      }));
     } else if (name === 'statement_line_ids') {
       continue; // below, once the records the lines must balance are known
     } else if (name === 'cnpj') node[name] = makeCnpj();
