@@ -184,6 +184,19 @@ describe('settle_batch and cancel_batch (REST)', function () {
     });
   }
 
+  it('two batches over the same titles in opposite orders never deadlock: one settles them all, the other is refused, each title paid once', async () => {
+    const kind = KINDS[0] as Kind;
+    const account = await newAccount();
+    for (let round = 0; round < 5; round += 1) {
+      const ids = await createTitles(kind, Array.from({ length: 12 }, (_, i) => `${i + 1}.00`), account);
+      const items = ids.map((id) => ({ id, payment_date: '2026-03-09' }));
+      const answers = await Promise.all([settle(kind, items), settle(kind, [...items].reverse())]);
+      expect(answers.map((a) => a.status).sort(), JSON.stringify(answers.map((a) => a.body))).to.deep.equal([200, 422]);
+      expect(await settlementCount(ids)).to.equal(12);
+    }
+    expect(await balance(account)).to.equal('-390.00');
+  });
+
   it('writes one activity entry per title, under the batch operation', async () => {
     const kind = KINDS[0] as Kind;
     const ids = await createTitles(kind, ['1.00', '2.00'], await newAccount());
