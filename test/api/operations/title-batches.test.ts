@@ -32,7 +32,7 @@ describe('settle_batch and cancel_batch (REST)', function () {
   });
   after(async () => { await api?.close(); });
 
-  async function newAccount(workspace = M): Promise<string> {
+  async function newAccount(workspace: string = M): Promise<string> {
     const res = await api.call('POST', '/v1/accounts', { workspace, body: { name: `Lote ${randomUUID().slice(0, 8)}`, type: 'checking' } });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body.id as string;
@@ -42,7 +42,7 @@ describe('settle_batch and cancel_batch (REST)', function () {
     expect(res.status).to.equal(200);
     return res.body.balance as string;
   }
-  async function createTitles(kind: Kind, amounts: readonly string[], accountId: string, workspace = M, fixtures = f): Promise<string[]> {
+  async function createTitles(kind: Kind, amounts: readonly string[], accountId: string, workspace: string = M, fixtures = f): Promise<string[]> {
     const ids: string[] = [];
     for (const [i, amount] of amounts.entries()) {
       const res = await api.call('POST', `/v1/${kind.resource}`, {

@@ -41,9 +41,10 @@ export function collectBodyIdPointers(route: RouteDefinition): string[] {
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
     for (const [name, child] of Object.entries(properties)) {
       if (name.endsWith('_id')) pointers.push(`${prefix}/${name}`);
-      // A list of ids (`statement_line_ids`), and a polymorphic item's `id` beside its `type`.
-      if (name.endsWith('_ids')) pointers.push(`${prefix}/${name}/0`);
-      if (name === 'id' && 'type' in properties) pointers.push(`${prefix}/${name}`);
+      // A list of ids (`statement_line_ids`, a batch's `ids`), a polymorphic item's `id` beside its
+      // `type`, and the `id` of a list's item (a batch's `items`).
+      if (name.endsWith('_ids') || name === 'ids') pointers.push(`${prefix}/${name}/0`);
+      if (name === 'id' && ('type' in properties || prefix.endsWith('/0'))) pointers.push(`${prefix}/${name}`);
       walk(child, `${prefix}/${name}`);
     }
     if (schema.items) walk(schema.items as JsonSchema, `${prefix}/0`);
