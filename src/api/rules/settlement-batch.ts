@@ -223,9 +223,9 @@ export function buildBatchHandlers(v: TitleVocabulary): Record<string, Operation
   return { [`${v.resource}.settle_batch`]: buildSettleBatch(v), [`${v.resource}.cancel_batch`]: buildCancelBatch(v) };
 }
 
-/** The record's label in sentences and reports: `payable "Aluguel"` (quotes in the name made single). */
+/** The record's label in sentences and reports, as the single settle's measure writes it: `payable "Aluguel"`. */
 function labelOf(v: TitleVocabulary, description: string): string {
-  return `${v.kind} "${description.replace(/"/g, "'").slice(0, 80)}"`;
+  return `${v.kind} ${JSON.stringify(description)}`;
 }
 
 /**
