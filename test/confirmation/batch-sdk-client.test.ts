@@ -127,6 +127,24 @@ describe('batch tools through @modelcontextprotocol/client: one confirmation for
     }
   });
 
+  it('refuses a batch with one title over the per-move cap with LIMIT_EXCEEDED before asking anyone', async function () {
+    const account = await newAccount(`Lote ${randomUUID().slice(0, 8)}`);
+    const ids = await createPayables(['10.00', '900.00'], account);
+    const set = (money_controls: unknown) => api.call('PATCH', '/v1/security-settings', { workspace: M, body: { money_controls } });
+    expect((await set({ limits: [{ window: 'move', amount: '500.00', channels: ['mcp'] }] })).status).to.equal(200);
+    const session = await connect();
+    try {
+      const result = await session.client.callTool({ name: 'finance_payables_settle_batch', arguments: { workspace_id: M, items: ids.map((id) => ({ id, payment_date: '2026-03-09' })) } });
+      expect(result.isError).to.equal(true);
+      expect(toolError(result).code).to.equal('LIMIT_EXCEEDED');
+      expect(session.asked).to.deep.equal([]);
+      expect((await readTitle(api.app.services.db, ids[0] as string))?.status).to.equal('pending');
+    } finally {
+      await session.client.close();
+      expect((await set({ limits: [] })).status).to.equal(200);
+    }
+  });
+
   it('cancels a batch after one confirmation stating the count, total and items', async function () {
     const account = await newAccount(`Lote ${randomUUID().slice(0, 8)}`);
     const ids = await createPayables(['10.00', '25.50'], account);
