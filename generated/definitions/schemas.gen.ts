@@ -5031,7 +5031,7 @@ export const schema_SecuritySettings: JsonSchema = {
             "required": [
               "window",
               "channels",
-              "person_id",
+              "made_by",
               "token_type"
             ],
             "properties": {
@@ -5081,8 +5081,8 @@ export const schema_SecuritySettings: JsonSchema = {
                   ]
                 }
               },
-              "person_id": {
-                "description": "Only this person's moves; `null` for everyone's.",
+              "made_by": {
+                "description": "Only the moves this member makes (a person of the organization, as in `created_by`); `null` for everyone's.",
                 "type": [
                   "string",
                   "null"
@@ -5223,6 +5223,16 @@ export const schema_SecuritySettingsUpdate: JsonSchema = {
             "required": [
               "window"
             ],
+            "examples": [
+              {
+                "window": "24h",
+                "amount": "20000.00",
+                "channels": [
+                  "api",
+                  "mcp"
+                ]
+              }
+            ],
             "properties": {
               "window": {
                 "description": "`move`: each move's amount; `24h`: the total of a rolling 24 hours; `1h`: the number of moves in a rolling hour.",
@@ -5276,8 +5286,8 @@ export const schema_SecuritySettingsUpdate: JsonSchema = {
                   ]
                 }
               },
-              "person_id": {
-                "description": "Only this person's moves; `null` (default) for everyone's.",
+              "made_by": {
+                "description": "Only the moves this member makes (a person of the organization, as in `created_by`); `null` (default) for everyone's.",
                 "type": [
                   "string",
                   "null"

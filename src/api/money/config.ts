@@ -29,8 +29,8 @@ export interface SpendingLimit {
   /** `1h`. */
   readonly count: number | null;
   readonly channels: readonly ControlledChannel[];
-  /** Only this person's moves (and only they are limited by it); null: everyone's. */
-  readonly personId: string | null;
+  /** Only the moves this member makes (and only they are limited by it); null: everyone's. */
+  readonly madeBy: string | null;
   /** Only moves made with this kind of token; null: any. */
   readonly tokenType: LimitTokenType | null;
 }
@@ -99,7 +99,7 @@ class Reader {
       this.fail(path, 'must be an object');
       return null;
     }
-    this.keys(value, ['window', 'amount', 'count', 'channels', 'person_id', 'token_type'], path);
+    this.keys(value, ['window', 'amount', 'count', 'channels', 'made_by', 'token_type'], path);
     const window = value['window'];
     if (!LIMIT_WINDOWS.includes(window as LimitWindow)) {
       this.fail(`${path}.window`, 'must be move, 24h or 1h');
@@ -118,14 +118,14 @@ class Reader {
     }
     const channels = this.channels(value['channels'] ?? ['api', 'mcp'], `${path}.channels`);
     if (channels && channels.length === 0) this.fail(`${path}.channels`, 'must name at least one channel');
-    const person = value['person_id'] ?? null;
-    if (person !== null && (typeof person !== 'string' || !UUID.test(person))) this.fail(`${path}.person_id`, 'must be a person id or null');
+    const person = value['made_by'] ?? null;
+    if (person !== null && (typeof person !== 'string' || !UUID.test(person))) this.fail(`${path}.made_by`, 'must be a member\'s person id or null');
     const tokenType = value['token_type'] ?? null;
     if (tokenType !== null && !LIMIT_TOKEN_TYPES.includes(tokenType as LimitTokenType)) this.fail(`${path}.token_type`, 'must be oauth, personal or null');
     if ((amountCents === null && count === null) || !channels || channels.length === 0) return null;
     return {
       window: window as LimitWindow, amountCents, count, channels,
-      personId: typeof person === 'string' && UUID.test(person) ? person.toLowerCase() : null,
+      madeBy: typeof person === 'string' && UUID.test(person) ? person.toLowerCase() : null,
       tokenType: LIMIT_TOKEN_TYPES.includes(tokenType as LimitTokenType) ? tokenType as LimitTokenType : null,
     };
   }
@@ -211,7 +211,7 @@ export function toControlsJson(controls: MoneyControls): Record<string, unknown>
       ...(l.amountCents !== null ? { amount: formatCents(l.amountCents) } : {}),
       ...(l.count !== null ? { count: l.count } : {}),
       channels: [...l.channels],
-      person_id: l.personId,
+      made_by: l.madeBy,
       token_type: l.tokenType,
     })),
     payee_allowlist: { required_on: [...controls.allowlistChannels] },

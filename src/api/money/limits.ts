@@ -28,7 +28,7 @@ export function applicableLimits(controls: MoneyControls, caller: Caller): Spend
   const { channel } = caller;
   if (!isControlledChannel(channel)) return [];
   return controls.limits.filter((limit) => limit.channels.includes(channel)
-    && (limit.personId === null || limit.personId === caller.personId)
+    && (limit.madeBy === null || limit.madeBy === caller.personId)
     && (limit.tokenType === null || limit.tokenType === caller.tokenType));
 }
 
@@ -38,7 +38,7 @@ function countedMoves(ctx: OperationContext, limit: SpendingLimit, since: string
     .where('workspace_id', '=', requireWorkspace(ctx))
     .where('occurred_at', '>', since)
     .where('channel', 'in', [...limit.channels]);
-  if (limit.personId !== null) query = query.where('person_id', '=', limit.personId);
+  if (limit.madeBy !== null) query = query.where('person_id', '=', limit.madeBy);
   if (limit.tokenType !== null) query = query.where('token_type', '=', limit.tokenType);
   return query;
 }

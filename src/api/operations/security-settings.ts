@@ -11,6 +11,8 @@ import { recordActivity } from '../audit.js';
 import { NOTHING_BLOCKED, parseBlocked, SEGURIDAD_ACTIONS, SEGURIDAD_CHANNELS, type BlockedActions, type SeguridadAction } from '../seguridad.js';
 import { NO_MONEY_CONTROLS, parseStoredControls, readControlsInput, toControlsJson, toStoredControls } from '../money/config.js';
 import { readBody, requireWorkspace } from '../records.js';
+import { ApiError } from '../errors.js';
+import type { MoneyControls } from '../money/config.js';
 import { defineOperations } from '../define-operations.js';
 
 interface SettingsRow { blocked: string; money_controls: string | null; updated_at: string; updated_by: string; version: number }
@@ -56,6 +58,18 @@ function listChanges(before: Record<string, unknown>, after: Record<string, unkn
   });
 }
 
+/** A limit made for one member names a member of the workspace's organization (an unknown id would limit nobody, silently). */
+async function assertLimitMembers(ctx: OperationContext, controls: MoneyControls): Promise<void> {
+  const members = [...new Set(controls.limits.flatMap((limit) => (limit.madeBy === null ? [] : [limit.madeBy])))];
+  if (members.length === 0) return;
+  const found = await ctx.db.selectFrom('memberships').select('person_id')
+    .where('organization_id', '=', ctx.caller.organizationId).where('person_id', 'in', members).execute();
+  const known = new Set(found.map((row) => row.person_id));
+  if (members.some((id) => !known.has(id))) {
+    throw new ApiError('UNPROCESSABLE_ENTITY', 'A spending limit\'s made_by names no member of the organization.');
+  }
+}
+
 const getSettings: OperationHandler = async (ctx) => ({
   body: await toSettingsJson(ctx, await loadSettings(ctx)),
 });
@@ -68,6 +82,7 @@ const updateSettings: OperationHandler = async (ctx, input) => {
   const controlsBefore = parseStoredControls(current?.money_controls);
   const blocked = body['blocked'] === undefined ? blockedBefore : mergeBlocked(blockedBefore, body['blocked']);
   const controls = body['money_controls'] === undefined ? controlsBefore : readControlsInput(body['money_controls'], controlsBefore);
+  if (controls !== controlsBefore) await assertLimitMembers(ctx, controls);
   const changes = [
     ...listChanges(blockedBefore, blocked, 'blocked'),
     ...listChanges(toControlsJson(controlsBefore), toControlsJson(controls), 'money_controls'),

@@ -138,12 +138,24 @@ describe('money controls: spending limits (REST)', function () {
 
   it('applies a limit only to its channels, its person and its token type', async () => {
     const payable = await createTitle('payables', '100.00');
-    await setControls({ limits: [{ window: 'move', amount: '1.00', channels: ['mcp'] }, { window: 'move', amount: '1.00', person_id: DEMO.persons.bruno }, { window: 'move', amount: '1.00', token_type: 'oauth' }] });
+    await setControls({ limits: [{ window: 'move', amount: '1.00', channels: ['mcp'] }, { window: 'move', amount: '1.00', made_by: DEMO.persons.bruno }, { window: 'move', amount: '1.00', token_type: 'oauth' }] });
     // None of them applies to Ana's personal token over REST.
     expect((await settle('payables', payable)).status).to.equal(200);
-    await setControls({ limits: [{ window: 'move', amount: '1.00', person_id: DEMO.persons.ana, token_type: 'personal', channels: ['api'] }] });
+    await setControls({ limits: [{ window: 'move', amount: '1.00', made_by: DEMO.persons.ana, token_type: 'personal', channels: ['api'] }] });
     const second = await createTitle('payables', '100.00');
     expect((await settle('payables', second)).body.error.code).to.equal('LIMIT_EXCEEDED');
+  });
+
+  it('refuses a configuration it cannot apply, naming every wrong field, and a limit for no member', async () => {
+    const bad = await api.call('PATCH', '/v1/security-settings', { workspace: WS, body: { money_controls: { limits: [{ window: '1h', amount: '5.00' }, { window: 'move' }] } } });
+    expect(bad.status, JSON.stringify(bad.body)).to.equal(400);
+    const paths = (bad.body.error.details.issues as { path: string }[]).map((issue) => issue.path);
+    expect(paths).to.include.members(['money_controls.limits[0].count', 'money_controls.limits[0].amount', 'money_controls.limits[1].amount']);
+    const stranger = await api.call('PATCH', '/v1/security-settings', { workspace: WS, body: { money_controls: { limits: [{ window: 'move', amount: '5.00', made_by: randomUUID() }] } } });
+    expect(stranger.status, JSON.stringify(stranger.body)).to.equal(422);
+    expect(stranger.body.error.code).to.equal('UNPROCESSABLE_ENTITY');
+    const settings = await api.call('GET', '/v1/security-settings', { workspace: WS });
+    expect(settings.body.money_controls.limits).to.deep.equal([]);
   });
 
   it('answers the caller\'s own allowance: used, remaining and when it resets', async () => {

@@ -136,8 +136,10 @@ function shape(schema: JsonSchema, example: Record<string, unknown> | undefined,
 /** Replaces record ids by records of the workspace and unique values by fresh ones; returns the references. */
 async function resolve(node: Record<string, unknown>, pointer: string, resource: string, root: Record<string, unknown>, take: Take, references: Record<string, RecordKind>): Promise<void> {
   // One apportionment item carries the whole, by exactly one of percentage or amount.
-  if (pointer !== '' && 'percentage' in node) { node['percentage'] = '100'; delete node['amount']; }
-  else if (pointer !== '' && 'amount' in node) node['amount'] = root['amount'];
+  // (An apportionment item names its cost center; another nested amount, e.g. a spending limit's, keeps its example.)
+  const apportions = pointer !== '' && 'cost_center_id' in node;
+  if (apportions && 'percentage' in node) { node['percentage'] = '100'; delete node['amount']; }
+  else if (apportions && 'amount' in node) node['amount'] = root['amount'];
   for (const [name, value] of Object.entries(node)) {
     const here = `${pointer}/${name}`;
     if (name.endsWith('_id')) {
