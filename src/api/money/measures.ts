@@ -11,8 +11,8 @@ import type { OperationContext, OperationInput } from '../context.js';
 import type { OperationRef } from '../../runtime/types.js';
 import { parseMoneyInput } from '../money.js';
 import { readBody } from '../records.js';
-import { assertTitleAction, findTitleForUpdate, planSettlement } from '../rules/settlement.js';
-import { measureSettleBatch } from '../rules/settlement-batch.js';
+import { assertTitleAction, findTitleForUpdate, planSettlement, type SettlementPlan } from '../rules/settlement.js';
+import { prepareBatch } from '../rules/settlement-batch.js';
 import { findTitle, PAYABLES } from '../rules/title-records.js';
 import type { MeasuredMove, MoneyItem, MoneyMeasure } from './types.js';
 
@@ -32,7 +32,16 @@ const payableSettlement: MoneyMeasure = async (ctx, input, { lock }) => {
  * `payables.settle_batch`: one item per payable, planned as the batch runs (`prepareBatch`): its
  * paid amount, its person, its account, its version; with `lock` the payables are locked in id order.
  */
-const payableBatchSettlement: MoneyMeasure = (ctx, input, options) => measureSettleBatch(ctx, PAYABLES, input, options);
+const payableBatchSettlement: MoneyMeasure = async (ctx, input, options) => {
+  const batch = await prepareBatch(ctx, PAYABLES, 'settle', input, options);
+  return batch.titles.map(({ title, plan }): MoneyItem => {
+    const { paidCents, accountId } = plan as SettlementPlan;
+    return {
+      kind: 'payable', recordId: title.id, cents: paidCents, payeePersonId: title.person_id, accountId,
+      version: Number(title.version), label: `payable ${JSON.stringify(title.description)}`,
+    };
+  });
+};
 
 /** `transfers.create`: the amount leaving the source account; the destination is the workspace's own account, so no payee. */
 const transfer: MoneyMeasure = async (_ctx, input) => {

@@ -4,19 +4,17 @@
  * title is checked with `assertTitleAction` and planned with `planSettlement`, and written with
  * `writeSettlement` / `writeCancel`. The plan (`prepareBatch`) is the same for the handler (under
  * the titles' locks, taken in id order), the confirmation sentence (src/api/confirmation/describe-titles.ts)
- * and the money measure (`measureSettleBatch`), so what the person is told, what the limits count
+ * and the money measure (`payable-batch-settlement`, src/api/money/measures.ts), so what the person is told, what the limits count
  * and what is written never differ. A batch with any title that cannot run is refused whole with
  * the title's own error code and every failing title in `details.failed` (`{index, id, code, message}`).
  *
  *   readBatchItems(action, body): BatchItem[]                      // VALIDATION_ERROR: not 1–50 items, an id given twice (the later index named)
  *   prepareBatch(ctx, v, action, input, {lock}): Promise<PreparedBatch> // throws the batch refusal
  *   buildBatchHandlers(v): {settleBatch, cancelBatch}
- *   measureSettleBatch(ctx, v, input, {lock}): Promise<MoneyItem[]> // one item per title: its paid amount, payee, account, version
  */
 import type { Selectable } from 'kysely';
 import type { TitlesTable } from '../../store/schema.js';
 import type { OperationContext, OperationHandler, OperationInput } from '../context.js';
-import type { MoneyItem } from '../money/types.js';
 import { ApiError, validationError, type ApiErrorCode } from '../errors.js';
 import { formatCents } from '../money.js';
 import { readBody } from '../records.js';
@@ -221,25 +219,4 @@ function buildCancelBatch(v: TitleVocabulary): OperationHandler {
 /** `<resource>.settle_batch` and `<resource>.cancel_batch` of one title kind. */
 export function buildBatchHandlers(v: TitleVocabulary): Record<string, OperationHandler> {
   return { [`${v.resource}.settle_batch`]: buildSettleBatch(v), [`${v.resource}.cancel_batch`]: buildCancelBatch(v) };
-}
-
-/** The record's label in sentences and reports, as the single settle's measure writes it: `payable "Aluguel"`. */
-function labelOf(v: TitleVocabulary, description: string): string {
-  return `${v.kind} ${JSON.stringify(description)}`;
-}
-
-/**
- * The outflows of a settle batch (the money measure `payable-batch-settlement`): one item per
- * title, its paid amount with interest and discount, payee its person, the account the money
- * leaves and the title's version, planned as the handler plans them; with `lock` the titles are
- * locked FOR UPDATE in id order first.
- */
-export async function measureSettleBatch(
-  ctx: Pick<OperationContext, 'db' | 'workspaceId'>, v: TitleVocabulary, input: OperationInput, options: { readonly lock: boolean },
-): Promise<MoneyItem[]> {
-  const batch = await prepareBatch(ctx, v, 'settle', input, options);
-  return batch.titles.map((p): MoneyItem => ({
-    kind: v.kind, recordId: p.title.id, cents: (p.plan as SettlementPlan).paidCents, payeePersonId: p.title.person_id,
-    accountId: (p.plan as SettlementPlan).accountId, version: Number(p.title.version), label: labelOf(v, p.title.description),
-  }));
 }
