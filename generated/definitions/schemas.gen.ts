@@ -3422,8 +3422,7 @@ export const schema_PayeeAllowlistApprove: JsonSchema = {
       "uniqueItems": true,
       "examples": [
         [
-          "document_number",
-          "pix_key"
+          "document_number"
         ]
       ],
       "items": schema_PayeeDestinationKind
