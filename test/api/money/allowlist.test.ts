@@ -25,7 +25,7 @@ const MCP_ONLY: MoneyControls = { ...NO_MONEY_CONTROLS, allowlistChannels: ['mcp
 
 type Details = Partial<Pick<PeopleTable, 'document_number' | 'pix_key' | 'bank_code' | 'agency' | 'account_number'>>;
 
-async function insertPerson(db: Kysely<Database>, details: Details, workspaceId = M): Promise<string> {
+async function insertPerson(db: Kysely<Database>, details: Details, workspaceId: string = M): Promise<string> {
   const id = randomUUID();
   const now = new Date().toISOString();
   await db.insertInto('people').values({
@@ -36,7 +36,7 @@ async function insertPerson(db: Kysely<Database>, details: Details, workspaceId 
   return id;
 }
 
-async function approve(db: Kysely<Database>, personId: string, kind: PayeeAllowlistTable['kind'], value: string, workspaceId = M): Promise<void> {
+async function approve(db: Kysely<Database>, personId: string, kind: PayeeAllowlistTable['kind'], value: string, workspaceId: string = M): Promise<void> {
   await db.insertInto('payee_allowlist').values({
     id: randomUUID(), workspace_id: workspaceId, person_id: personId, kind, value, approved_by: DEMO.persons.ana, approved_at: new Date().toISOString(),
   }).execute();

@@ -28,7 +28,7 @@ describe('payee allowlist (REST): people payment details, payee_allowlist.*, rev
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body as { id: string; document_number: string; pix_key: string | null; bank_account: unknown };
   };
-  const approve = (body: Record<string, unknown>, workspace = M) => api.call('POST', '/v1/payee-allowlist', { workspace, body });
+  const approve = (body: Record<string, unknown>, workspace: string = M) => api.call('POST', '/v1/payee-allowlist', { workspace, body });
   const entriesOf = async (personId: string): Promise<Entry[]> => {
     const res = await api.call('GET', `/v1/payee-allowlist?person_id=${personId}&limit=100`, { workspace: M });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
