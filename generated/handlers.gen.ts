@@ -10,6 +10,7 @@ import { handlers as handlers_companies } from "../src/api/operations/companies.
 import { handlers as handlers_cost_centers } from "../src/api/operations/cost-centers.js";
 import { handlers as handlers_money_allowance } from "../src/api/operations/money-allowance.js";
 import { handlers as handlers_payables } from "../src/api/operations/payables.js";
+import { handlers as handlers_payee_allowlist } from "../src/api/operations/payee-allowlist.js";
 import { handlers as handlers_people } from "../src/api/operations/people.js";
 import { handlers as handlers_receivables } from "../src/api/operations/receivables.js";
 import { handlers as handlers_reconciliations } from "../src/api/operations/reconciliations.js";
@@ -33,6 +34,7 @@ export const handlers = Object.freeze({
   ...handlers_cost_centers,
   ...handlers_money_allowance,
   ...handlers_payables,
+  ...handlers_payee_allowlist,
   ...handlers_people,
   ...handlers_receivables,
   ...handlers_reconciliations,

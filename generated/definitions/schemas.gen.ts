@@ -3409,6 +3409,171 @@ export const schema_PayableUpdate: JsonSchema = {
   "additionalProperties": false
 };
 
+export const schema_PayeeDestinationKind: JsonSchema = {
+  "description": "A kind of payment destination of a person: `document_number` (CPF/CNPJ), `pix_key`, `bank_account`.",
+  "type": "string",
+  "enum": [
+    "document_number",
+    "pix_key",
+    "bank_account"
+  ],
+  "examples": [
+    "pix_key"
+  ]
+};
+
+export const schema_PayeeAllowlistEntry: JsonSchema = {
+  "description": "A payment destination a person approved: the person's value of that kind when it was approved.",
+  "type": "object",
+  "required": [
+    "id",
+    "person_id",
+    "kind",
+    "value",
+    "approved_by",
+    "approved_at"
+  ],
+  "properties": {
+    "id": {
+      "description": "The entry's id.",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "0b1c2d3e-4f50-4a61-8b72-93a4b5c6d7e8"
+      ],
+      "readOnly": true
+    },
+    "person_id": {
+      "description": "The payee (a person).",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+      ]
+    },
+    "kind": schema_PayeeDestinationKind,
+    "value": {
+      "description": "The approved value: document digits, the Pix key, or `bank_code/agency/account_number`.",
+      "type": "string",
+      "maxLength": 100,
+      "examples": [
+        "11222333000181"
+      ]
+    },
+    "approved_by": {
+      "description": "The person who approved it.",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "22222222-2222-4222-8222-222222222222"
+      ]
+    },
+    "approved_at": {
+      "description": "When it was approved (UTC).",
+      "type": "string",
+      "format": "date-time",
+      "examples": [
+        "2026-03-01T12:30:00Z"
+      ]
+    }
+  }
+};
+
+export const schema_PayeeAllowlistApproval: JsonSchema = {
+  "description": "The entries of the kinds approved (one per kind).",
+  "type": "object",
+  "required": [
+    "data"
+  ],
+  "properties": {
+    "data": {
+      "description": "One entry per kind approved.",
+      "type": "array",
+      "items": schema_PayeeAllowlistEntry
+    }
+  }
+};
+
+export const schema_PayeeAllowlistApprove: JsonSchema = {
+  "description": "The person whose current destinations to approve, and which kinds.",
+  "type": "object",
+  "required": [
+    "person_id",
+    "kinds"
+  ],
+  "properties": {
+    "person_id": {
+      "description": "The payee (a person).",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+      ]
+    },
+    "kinds": {
+      "description": "The kinds of destination to approve, each at the person's current value.",
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 3,
+      "uniqueItems": true,
+      "examples": [
+        [
+          "document_number"
+        ]
+      ],
+      "items": schema_PayeeDestinationKind
+    },
+    "expected": {
+      "description": "The values the approver saw, per kind (as `value` shows them); a current value that differs → `CONFLICT`.",
+      "type": "object",
+      "properties": {
+        "document_number": {
+          "description": "The CPF/CNPJ digits seen.",
+          "type": "string",
+          "maxLength": 18,
+          "examples": [
+            "11222333000181"
+          ]
+        },
+        "pix_key": {
+          "description": "The Pix key seen.",
+          "type": "string",
+          "maxLength": 77,
+          "examples": [
+            "financeiro@fornecedorabc.com.br"
+          ]
+        },
+        "bank_account": {
+          "description": "The bank account seen, as `bank_code/agency/account_number`.",
+          "type": "string",
+          "maxLength": 40,
+          "examples": [
+            "341/1234/12345-6"
+          ]
+        }
+      },
+      "additionalProperties": false
+    }
+  },
+  "additionalProperties": false
+};
+
+export const schema_PayeeAllowlistEntryList: JsonSchema = {
+  "type": "object",
+  "required": [
+    "data",
+    "meta"
+  ],
+  "properties": {
+    "data": {
+      "description": "This page of entries.",
+      "type": "array",
+      "items": schema_PayeeAllowlistEntry
+    },
+    "meta": schema_meta_45b06777
+  }
+};
+
 export const schema_Person: JsonSchema = {
   "description": "A person.",
   "type": "object",
@@ -3420,6 +3585,8 @@ export const schema_Person: JsonSchema = {
     "is_customer",
     "is_supplier",
     "emails",
+    "pix_key",
+    "bank_account",
     "created_at",
     "updated_at",
     "created_by",
@@ -3495,6 +3662,56 @@ export const schema_Person: JsonSchema = {
         "type": "string",
         "format": "email"
       }
+    },
+    "pix_key": {
+      "description": "Pix key: CPF/CNPJ digits, e-mail, +55 phone (E.164) or random key; `null` when none.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "maxLength": 77,
+      "examples": [
+        "financeiro@fornecedorabc.com.br"
+      ]
+    },
+    "bank_account": {
+      "description": "Bank account to pay; `null` when none.",
+      "type": [
+        "object",
+        "null"
+      ],
+      "required": [
+        "bank_code",
+        "agency",
+        "account_number"
+      ],
+      "properties": {
+        "bank_code": {
+          "description": "Bank code (COMPE).",
+          "type": "string",
+          "pattern": "^\\d{3}$",
+          "examples": [
+            "341"
+          ]
+        },
+        "agency": {
+          "description": "Branch digits.",
+          "type": "string",
+          "pattern": "^\\d{1,5}$",
+          "examples": [
+            "1234"
+          ]
+        },
+        "account_number": {
+          "description": "Account digits, optionally `-` and a check digit.",
+          "type": "string",
+          "pattern": "^\\d{1,20}(-[0-9Xx])?$",
+          "examples": [
+            "12345-6"
+          ]
+        }
+      },
+      "additionalProperties": false
     },
     "created_at": {
       "description": "When it was created (UTC).",
@@ -3637,6 +3854,56 @@ export const schema_PersonCreate: JsonSchema = {
         "format": "email",
         "maxLength": 254
       }
+    },
+    "pix_key": {
+      "description": "Pix key: CPF/CNPJ digits, e-mail, +55 phone (E.164) or random key.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "maxLength": 77,
+      "examples": [
+        "financeiro@fornecedorabc.com.br"
+      ]
+    },
+    "bank_account": {
+      "description": "Bank account to pay.",
+      "type": [
+        "object",
+        "null"
+      ],
+      "required": [
+        "bank_code",
+        "agency",
+        "account_number"
+      ],
+      "properties": {
+        "bank_code": {
+          "description": "Bank code (COMPE).",
+          "type": "string",
+          "pattern": "^\\d{3}$",
+          "examples": [
+            "341"
+          ]
+        },
+        "agency": {
+          "description": "Branch digits.",
+          "type": "string",
+          "pattern": "^\\d{1,5}$",
+          "examples": [
+            "1234"
+          ]
+        },
+        "account_number": {
+          "description": "Account digits, optionally `-` and a check digit.",
+          "type": "string",
+          "pattern": "^\\d{1,20}(-[0-9Xx])?$",
+          "examples": [
+            "12345-6"
+          ]
+        }
+      },
+      "additionalProperties": false
     }
   },
   "additionalProperties": false
@@ -3722,6 +3989,56 @@ export const schema_PersonUpdate: JsonSchema = {
         "format": "email",
         "maxLength": 254
       }
+    },
+    "pix_key": {
+      "description": "Pix key: CPF/CNPJ digits, e-mail, +55 phone (E.164) or random key; `null` clears.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "maxLength": 77,
+      "examples": [
+        "financeiro@fornecedorabc.com.br"
+      ]
+    },
+    "bank_account": {
+      "description": "Bank account to pay; `null` clears.",
+      "type": [
+        "object",
+        "null"
+      ],
+      "required": [
+        "bank_code",
+        "agency",
+        "account_number"
+      ],
+      "properties": {
+        "bank_code": {
+          "description": "Bank code (COMPE).",
+          "type": "string",
+          "pattern": "^\\d{3}$",
+          "examples": [
+            "341"
+          ]
+        },
+        "agency": {
+          "description": "Branch digits.",
+          "type": "string",
+          "pattern": "^\\d{1,5}$",
+          "examples": [
+            "1234"
+          ]
+        },
+        "account_number": {
+          "description": "Account digits, optionally `-` and a check digit.",
+          "type": "string",
+          "pattern": "^\\d{1,20}(-[0-9Xx])?$",
+          "examples": [
+            "12345-6"
+          ]
+        }
+      },
+      "additionalProperties": false
     }
   },
   "additionalProperties": false
@@ -6899,6 +7216,8 @@ export const schema_people_list_fields: JsonSchema = {
       "is_customer",
       "is_supplier",
       "emails",
+      "pix_key",
+      "bank_account",
       "created_at",
       "updated_at",
       "created_by",

@@ -226,6 +226,15 @@ function actionRoute(resource: string, action: string): RouteDefinition {
   return route;
 }
 
+/** The id of the record a collection POST made: its body's, or the first of its `data` (an approval answers the entries it stored). */
+function createdId(body: Record<string, unknown>): string {
+  const data = body['data'];
+  const first = Array.isArray(data) ? (data[0] as Record<string, unknown> | undefined) : undefined;
+  const id = body['id'] ?? first?.['id'];
+  if (typeof id !== 'string') throw new Error(`coverage-requests: the POST answered no id: ${JSON.stringify(body)}`);
+  return id;
+}
+
 /** `take` that creates (resource kinds) or picks seeded (ref kinds) records in `workspace`, as ana over REST. */
 export async function createTaker(api: RestApp, workspace: string): Promise<Take> {
   const fixtures: Fixtures = await loadFixtures(api.app.services.db, workspace);
@@ -262,7 +271,7 @@ export async function createTaker(api: RestApp, workspace: string): Promise<Take
       return { id };
     }
     const [resource, action] = kind.split('+') as [string, string | undefined];
-    const id = (await run(await deriveRequest(creatorOf(resource), take, { minimal: true })))['id'] as string;
+    const id = createdId(await run(await deriveRequest(creatorOf(resource), take, { minimal: true })));
     if (!action) return { id };
     const request = await deriveRequest(actionRoute(resource, action), take, { record: { id } });
     await run(request);
