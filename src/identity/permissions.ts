@@ -18,7 +18,12 @@ function listCrudPermissions(): string[] {
  */
 export const NO_PERMISSION = 'none';
 
-/** Every permission, sorted for stable output. */
+/**
+ * Every permission, sorted for stable output. `approvals.view` reads the approval requests of
+ * money moves (maker-checker, docs/security.md#money-controls); `approvals.approve` approves or
+ * rejects another person's, with the move's own permission too.
+ */
+// hand-kept-ok: the permission catalogue; payables.settle, receivables.settle and approvals.approve are permissions named like their operations
 export const ALL_PERMISSIONS: readonly string[] = [
   ...listCrudPermissions(),
   'payables.settle',
@@ -33,6 +38,8 @@ export const ALL_PERMISSIONS: readonly string[] = [
   'reconciliations.manage',
   'rules.view',
   'rules.manage',
+  'approvals.view',
+  'approvals.approve',
 ].sort();
 
 /**
