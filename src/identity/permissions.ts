@@ -43,7 +43,8 @@ export const ALL_PERMISSIONS: readonly string[] = [
 ].sort();
 
 /**
- * The permissions that move money: a change under one of them also needs `finance.money.write`
+ * The permissions that move money (approving an approval request runs its move): a change under one of them also needs `finance.money.write`
  * (src/identity/resource-access.ts), as the operations granted by them do (openapi/README.md).
  */
-export const MONEY_PERMISSIONS: readonly string[] = ['payables.settle', 'receivables.settle', 'transactions.transfer'];
+// hand-kept-ok: permissions, not operations (three are named like the operations they govern)
+export const MONEY_PERMISSIONS: readonly string[] = ['payables.settle', 'receivables.settle', 'transactions.transfer', 'approvals.approve'];
