@@ -170,8 +170,8 @@ function planRef(
   subject: AccessSubject, path: string, operation: Obj,
   planned: { readonly declaredOperationId: string | undefined; readonly mcp: McpExtension; readonly access: PlannedAccess; readonly workspaceScoped: boolean },
 ): OperationRef {
-  const movesMoney = operation['x-kobana-moves-money'] === true;
   const { file, pointer, operationId, method, scopes, permission } = subject;
+  const { movesMoney, outflow } = readMovesMoney(file, pointer, operation['x-kobana-moves-money']);
   return {
     operationId,
     method,
@@ -179,6 +179,7 @@ function planRef(
     scopes,
     permission,
     movesMoney,
+    outflow,
     workspaceScoped: planned.workspaceScoped,
     ...classifyOperation({ file, pointer }, {
       method, declaredOperationId: planned.declaredOperationId, movesMoney,
@@ -187,6 +188,28 @@ function planRef(
     confirmation: null,
     ...planned.access,
   };
+}
+
+/** A measure's name: lower-case words joined by `-` (`payable-settlement`); `none` declares no outflow. */
+const MEASURE_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+/**
+ * `x-kobana-moves-money: {outflow: <measure> | none}` (openapi/README.md): the operation moves
+ * money, and which amount it moves **out** — the named measure the spending limits, the payee
+ * allowlist and the approval threshold read (src/api/money/measures.ts; an unknown name fails
+ * start-up) — or `none` (a receivable settled, a move undone, a reconciliation). There is no
+ * bare `true`: a money-moving operation always says what it moves out, so a new one is limited
+ * the moment it exists.
+ */
+function readMovesMoney(file: string, pointer: string, extension: unknown): { movesMoney: boolean; outflow: string | null } {
+  if (extension === undefined || extension === false) return { movesMoney: false, outflow: null };
+  const outflow = typeof extension === 'object' && extension !== null && !Array.isArray(extension) ? (extension as Obj)['outflow'] : undefined;
+  const keys = typeof extension === 'object' && extension !== null ? Object.keys(extension) : [];
+  if (typeof outflow !== 'string' || !MEASURE_NAME.test(outflow) || keys.some((key) => key !== 'outflow')) {
+    throw new CodegenError('INVALID_EXTENSION', file, `${pointer}/x-kobana-moves-money`,
+      'x-kobana-moves-money must be {outflow: <measure>} naming the amount the operation moves out, or {outflow: none}');
+  }
+  return { movesMoney: true, outflow: outflow === 'none' ? null : outflow };
 }
 
 /** Path-item parameters overridden by operation parameters with the same name and location. */

@@ -8,6 +8,7 @@ import { handlers as handlers_categories } from "../src/api/operations/categorie
 import { handlers as handlers_classification_rules } from "../src/api/operations/classification-rules.js";
 import { handlers as handlers_companies } from "../src/api/operations/companies.js";
 import { handlers as handlers_cost_centers } from "../src/api/operations/cost-centers.js";
+import { handlers as handlers_money_allowance } from "../src/api/operations/money-allowance.js";
 import { handlers as handlers_payables } from "../src/api/operations/payables.js";
 import { handlers as handlers_people } from "../src/api/operations/people.js";
 import { handlers as handlers_receivables } from "../src/api/operations/receivables.js";
@@ -30,6 +31,7 @@ export const handlers = Object.freeze({
   ...handlers_classification_rules,
   ...handlers_companies,
   ...handlers_cost_centers,
+  ...handlers_money_allowance,
   ...handlers_payables,
   ...handlers_people,
   ...handlers_receivables,

@@ -15,6 +15,7 @@ const isAcknowledgement = (value: unknown): boolean => isPlainObject(value) && i
 function isReviewTool(value: unknown): value is ReviewTool {
   return isPlainObject(value) && isText(value.name) && isText(value.operationId) && isTexts(value.toolsets) && isTexts(value.scopes)
     && isTexts(value.permissions) && [value.movesMoney, value.readOnly, value.destructive, value.idempotent].every(isFlag)
+    && (value.outflow === undefined || value.outflow === null || isText(value.outflow))
     && [null, 'template', 'describer'].includes(value.confirmation as string | null) && Number.isFinite(value.tokens)
     && isPlainObject(value.bounds) && Object.values(value.bounds).every(isPlainObject)
     && Array.isArray(value.aliases) && value.aliases.every((alias) => isPlainObject(alias) && isText(alias.name) && isText(alias.until))

@@ -33,6 +33,8 @@ export interface ReviewTool {
   /** Every panel permission a call requires, sorted (`none`, which every member holds, left out). */
   readonly permissions: readonly string[];
   readonly movesMoney: boolean;
+  /** The measure of what it moves out (`x-kobana-moves-money.outflow`), null when nothing; absent in a review copy written before issue 29. */
+  readonly outflow?: string | null;
   readonly readOnly: boolean;
   readonly destructive: boolean;
   readonly idempotent: boolean;
@@ -85,6 +87,7 @@ function reviewTool(tool: ToolDefinition, breaking: BreakingAcknowledgement | nu
     toolsets: tool.toolsets,
     ...requiredGrants(operation),
     movesMoney: operation.movesMoney,
+    outflow: operation.outflow,
     readOnly: operation.readOnly,
     destructive: operation.destructive,
     idempotent: operation.idempotent,

@@ -615,6 +615,13 @@ export const schema_ActivityEntryList: JsonSchema = {
             "examples": [
               "2026-03-01T12:30:00Z"
             ]
+          },
+          "details": {
+            "description": "What changed, when recorded: e.g. a Seguridad change's `changes` (field, old, new; shown only to who may read Seguridad, never over MCP) or an approved move's `requested_by` and `approved_by`.",
+            "type": [
+              "object",
+              "null"
+            ]
           }
         }
       }
@@ -2559,6 +2566,95 @@ export const schema_CostCenterUpdate: JsonSchema = {
     }
   },
   "additionalProperties": false
+};
+
+export const schema_MoneyAllowance: JsonSchema = {
+  "description": "The spending limits that apply to you on this channel, and what is left of each.",
+  "type": "object",
+  "required": [
+    "channel",
+    "limits"
+  ],
+  "properties": {
+    "channel": {
+      "description": "The channel this answer is for.",
+      "type": "string",
+      "enum": [
+        "api",
+        "mcp",
+        "web"
+      ]
+    },
+    "limits": {
+      "description": "One entry per limit that applies to you: `move` caps each move; `24h` sums a rolling 24 hours; `1h` counts moves in a rolling hour (each title of a batch counts).",
+      "type": "array",
+      "maxItems": 20,
+      "items": {
+        "type": "object",
+        "required": [
+          "window",
+          "limit",
+          "used",
+          "remaining",
+          "resets_at"
+        ],
+        "properties": {
+          "window": {
+            "description": "What the limit caps.",
+            "type": "string",
+            "enum": [
+              "move",
+              "24h",
+              "1h"
+            ]
+          },
+          "limit": {
+            "description": "The cap (an amount, or a number of moves for `1h`).",
+            "type": [
+              "string",
+              "integer"
+            ],
+            "examples": [
+              "5000.00"
+            ]
+          },
+          "used": {
+            "description": "Used in the window; `null` for `move`.",
+            "type": [
+              "string",
+              "integer",
+              "null"
+            ],
+            "examples": [
+              "1200.00"
+            ]
+          },
+          "remaining": {
+            "description": "Left in the window; `null` for `move`.",
+            "type": [
+              "string",
+              "integer",
+              "null"
+            ],
+            "examples": [
+              "3800.00"
+            ]
+          },
+          "resets_at": {
+            "description": "When the oldest counted move leaves the window; `null` when nothing is counted.",
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "examples": [
+              "2026-03-02T12:30:00Z"
+            ]
+          }
+        }
+      }
+    }
+  }
 };
 
 export const schema_OmittedMeta: JsonSchema = {
@@ -4698,11 +4794,32 @@ export const schema_SecurityAction: JsonSchema = {
   ]
 };
 
+export const schema_required_on_045d180f: JsonSchema = {
+  "description": "The channels whose money moves need every payee destination approved; empty for none.",
+  "type": "array",
+  "maxItems": 2,
+  "uniqueItems": true,
+  "examples": [
+    [
+      "mcp"
+    ]
+  ],
+  "items": {
+    "description": "A channel the money controls apply to (the panel is a person, never limited).",
+    "type": "string",
+    "enum": [
+      "api",
+      "mcp"
+    ]
+  }
+};
+
 export const schema_SecuritySettings: JsonSchema = {
   "description": "The Seguridad settings of the workspace. A blocked action fails with `SECURITY_BLOCKED` on that channel.",
   "type": "object",
   "required": [
     "blocked",
+    "money_controls",
     "updated_at",
     "updated_by",
     "version"
@@ -4736,6 +4853,164 @@ export const schema_SecuritySettings: JsonSchema = {
             ]
           ],
           "items": schema_SecurityAction
+        }
+      }
+    },
+    "money_controls": {
+      "description": "The money controls of the workspace (spending limits, payee allowlist, approvals). Only outflows count: payable settles and transfers, at the amount actually paid.",
+      "type": "object",
+      "required": [
+        "limits",
+        "payee_allowlist",
+        "approvals"
+      ],
+      "properties": {
+        "limits": {
+          "description": "The spending limits; a move must stay within every limit that applies to it.",
+          "type": "array",
+          "maxItems": 20,
+          "items": {
+            "description": "One spending limit: `move` caps each move's amount, `24h` the total of a rolling 24 hours, `1h` the number of moves in a rolling hour.",
+            "type": "object",
+            "required": [
+              "window",
+              "channels",
+              "person_id",
+              "token_type"
+            ],
+            "properties": {
+              "window": {
+                "description": "What it limits.",
+                "type": "string",
+                "enum": [
+                  "move",
+                  "24h",
+                  "1h"
+                ]
+              },
+              "amount": {
+                "description": "The cap of a `move` or `24h` limit.",
+                "type": "string",
+                "pattern": "^\\d{1,12}\\.\\d{2}$",
+                "examples": [
+                  "5000.00"
+                ]
+              },
+              "count": {
+                "description": "The cap of a `1h` limit (moves; each title of a batch counts).",
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100000,
+                "examples": [
+                  10
+                ]
+              },
+              "channels": {
+                "description": "The channels it applies to (and whose moves it counts).",
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 2,
+                "uniqueItems": true,
+                "examples": [
+                  [
+                    "mcp"
+                  ]
+                ],
+                "items": {
+                  "description": "A channel the money controls apply to (the panel is a person, never limited).",
+                  "type": "string",
+                  "enum": [
+                    "api",
+                    "mcp"
+                  ]
+                }
+              },
+              "person_id": {
+                "description": "Only this person's moves; `null` for everyone's.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ]
+              },
+              "token_type": {
+                "description": "Only moves made with this kind of token; `null` for any.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "enum": [
+                  "oauth",
+                  "personal",
+                  null
+                ]
+              }
+            }
+          }
+        },
+        "payee_allowlist": {
+          "description": "Where money may go only to approved payment destinations.",
+          "type": "object",
+          "required": [
+            "required_on"
+          ],
+          "properties": {
+            "required_on": schema_required_on_045d180f
+          }
+        },
+        "approvals": {
+          "description": "When a confirmed move waits for a second person.",
+          "type": "object",
+          "required": [
+            "thresholds",
+            "expires_after_hours"
+          ],
+          "properties": {
+            "thresholds": {
+              "description": "Per channel, the total above which a move becomes an approval request; `null` for never.",
+              "type": "object",
+              "required": [
+                "api",
+                "mcp"
+              ],
+              "properties": {
+                "api": {
+                  "description": "An amount in BRL as a decimal string with two places, or `null` when it does not apply.",
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "pattern": "^\\d{1,12}\\.\\d{2}$",
+                  "examples": [
+                    "1234.56"
+                  ]
+                },
+                "mcp": {
+                  "description": "An amount in BRL as a decimal string with two places, or `null` when it does not apply.",
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "pattern": "^\\d{1,12}\\.\\d{2}$",
+                  "examples": [
+                    "1234.56"
+                  ]
+                }
+              }
+            },
+            "expires_after_hours": {
+              "description": "How long an approval request waits before it expires.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 168,
+              "examples": [
+                24
+              ]
+            }
+          }
         }
       }
     },
@@ -4773,11 +5048,172 @@ export const schema_SecuritySettings: JsonSchema = {
 };
 
 export const schema_SecuritySettingsUpdate: JsonSchema = {
+  "description": "What to change: the blocked actions, the money controls, or both; a part left out is kept.",
   "type": "object",
-  "required": [
-    "blocked"
-  ],
+  "minProperties": 1,
   "properties": {
+    "money_controls": {
+      "description": "The money controls to change; a part left out (limits, payee_allowlist, approvals) is kept, a part given replaces it.",
+      "type": "object",
+      "minProperties": 1,
+      "properties": {
+        "limits": {
+          "description": "Replaces every spending limit.",
+          "type": "array",
+          "maxItems": 20,
+          "items": {
+            "description": "One spending limit: `move` and `24h` take `amount`, `1h` takes `count`.",
+            "type": "object",
+            "required": [
+              "window"
+            ],
+            "properties": {
+              "window": {
+                "description": "`move`: each move's amount; `24h`: the total of a rolling 24 hours; `1h`: the number of moves in a rolling hour.",
+                "type": "string",
+                "enum": [
+                  "move",
+                  "24h",
+                  "1h"
+                ]
+              },
+              "amount": {
+                "description": "The cap of a `move` or `24h` limit.",
+                "type": [
+                  "string",
+                  "number"
+                ],
+                "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+                "maximum": 999999999999.99,
+                "exclusiveMinimum": 0,
+                "examples": [
+                  "5000.00"
+                ]
+              },
+              "count": {
+                "description": "The cap of a `1h` limit.",
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 100000,
+                "examples": [
+                  10
+                ]
+              },
+              "channels": {
+                "description": "The channels it applies to; default both.",
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 2,
+                "uniqueItems": true,
+                "examples": [
+                  [
+                    "api",
+                    "mcp"
+                  ]
+                ],
+                "items": {
+                  "description": "A channel the money controls apply to (the panel is a person, never limited).",
+                  "type": "string",
+                  "enum": [
+                    "api",
+                    "mcp"
+                  ]
+                }
+              },
+              "person_id": {
+                "description": "Only this person's moves; `null` (default) for everyone's.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "format": "uuid",
+                "examples": [
+                  "22222222-2222-4222-8222-222222222222"
+                ]
+              },
+              "token_type": {
+                "description": "Only moves made with this kind of token; `null` (default) for any.",
+                "type": [
+                  "string",
+                  "null"
+                ],
+                "enum": [
+                  "oauth",
+                  "personal",
+                  null
+                ]
+              }
+            },
+            "additionalProperties": false
+          }
+        },
+        "payee_allowlist": {
+          "description": "Where money may go only to approved payment destinations.",
+          "type": "object",
+          "required": [
+            "required_on"
+          ],
+          "properties": {
+            "required_on": schema_required_on_045d180f
+          },
+          "additionalProperties": false
+        },
+        "approvals": {
+          "description": "When a confirmed move waits for a second person.",
+          "type": "object",
+          "minProperties": 1,
+          "properties": {
+            "thresholds": {
+              "description": "Per channel, the total above which a move becomes an approval request; `null` for never; a channel left out is kept.",
+              "type": "object",
+              "minProperties": 1,
+              "properties": {
+                "api": {
+                  "description": "Threshold on the REST API; `null` for never.",
+                  "type": [
+                    "string",
+                    "number",
+                    "null"
+                  ],
+                  "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+                  "maximum": 999999999999.99,
+                  "exclusiveMinimum": 0,
+                  "examples": [
+                    "10000.00"
+                  ]
+                },
+                "mcp": {
+                  "description": "Threshold for MCP tools; `null` for never.",
+                  "type": [
+                    "string",
+                    "number",
+                    "null"
+                  ],
+                  "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+                  "maximum": 999999999999.99,
+                  "exclusiveMinimum": 0,
+                  "examples": [
+                    "1000.00"
+                  ]
+                }
+              },
+              "additionalProperties": false
+            },
+            "expires_after_hours": {
+              "description": "How long an approval request waits before it expires (default 24).",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 168,
+              "examples": [
+                24
+              ]
+            }
+          },
+          "additionalProperties": false
+        }
+      },
+      "additionalProperties": false
+    },
     "blocked": {
       "description": "The lists to replace; a channel left out keeps its list.",
       "type": "object",

@@ -16,6 +16,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "attachments.view",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": true,
     "destructive": false,

@@ -17,6 +17,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "attachments.manage",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": false,

@@ -15,6 +15,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "companies.manage",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": false,

@@ -16,6 +16,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "cost_centers.manage",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": false,

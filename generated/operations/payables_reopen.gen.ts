@@ -16,6 +16,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "payables.settle",
     "movesMoney": true,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": true,

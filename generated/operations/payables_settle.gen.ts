@@ -17,6 +17,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "payables.settle",
     "movesMoney": true,
+    "outflow": "payable-settlement",
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": true,

@@ -14,6 +14,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "people.view",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": true,
     "destructive": false,

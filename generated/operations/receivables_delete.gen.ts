@@ -11,6 +11,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "receivables.delete",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": true,

@@ -17,6 +17,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "receivables.settle",
     "movesMoney": true,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": true,

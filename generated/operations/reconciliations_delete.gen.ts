@@ -15,6 +15,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "reconciliations.manage",
     "movesMoney": true,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": true,

@@ -14,6 +14,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "security.view",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": true,
     "destructive": false,
@@ -32,7 +33,7 @@ export const operation: OperationDefinition = {
     "sums": []
   },
   "title": "Get Security Settings",
-  "description": "Returns the Seguridad settings of the workspace: the actions blocked per channel. REST only (never an MCP tool).",
+  "description": "Returns the Seguridad settings of the workspace: the actions blocked per channel and the money controls. REST only (never an MCP tool).",
   "toolName": null,
   "parameters": [],
   "list": null,

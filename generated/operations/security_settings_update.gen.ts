@@ -15,6 +15,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "security.manage",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": false,
@@ -41,7 +42,7 @@ export const operation: OperationDefinition = {
     "sums": []
   },
   "title": "Update Security Settings",
-  "description": "Replaces the blocked-action list of the channels given (`api`, `mcp`); a channel left out keeps its list. REST only: an agent must never be able to unblock itself, so this is not an MCP tool.",
+  "description": "Replaces the blocked-action list of the channels given (`api`, `mcp`; a channel left out keeps its list) and the parts of the money controls given (spending limits, payee allowlist, approvals). Every change is in the activity log, old and new. REST only: an agent must never be able to unblock itself or raise its own limits, so this is not an MCP tool.",
   "toolName": null,
   "parameters": [],
   "list": null,

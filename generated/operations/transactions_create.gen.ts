@@ -16,6 +16,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "transactions.manage",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": false,

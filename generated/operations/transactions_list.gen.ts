@@ -15,6 +15,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "transactions.view",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": true,
     "readOnly": true,
     "destructive": false,

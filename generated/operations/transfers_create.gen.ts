@@ -17,6 +17,7 @@ export const operation: OperationDefinition = {
     ],
     "permission": "transactions.transfer",
     "movesMoney": true,
+    "outflow": "transfer",
     "workspaceScoped": true,
     "readOnly": false,
     "destructive": true,

@@ -13,6 +13,7 @@ export const operation: OperationDefinition = {
     "scopes": [],
     "permission": "none",
     "movesMoney": false,
+    "outflow": null,
     "workspaceScoped": false,
     "readOnly": true,
     "destructive": false,

@@ -9,7 +9,7 @@ import type { Database } from '../store/schema.js';
 import type { FilterOperator, OperationBounds } from '../runtime/types.js';
 import type { Deadline } from '../runtime/deadline.js';
 
-import type { Caller } from '../identity/caller.js';
+import type { Caller, Channel, TokenType } from '../identity/caller.js';
 
 export type { Caller, Channel, TokenType } from '../identity/caller.js';
 
@@ -71,6 +71,18 @@ export interface OperationOutput {
   readonly file?: FileOutput;
 }
 
+/** A money move a second person approved (docs/security.md#money-controls), run by `ctx.runApprovedMove`. */
+export interface ApprovedMoveRequest {
+  readonly operationId: string;
+  /** The original call's input, as stored with the request. */
+  readonly input: OperationInput;
+  /** Who asked: the move runs, is recorded and is limited as theirs, on their channel. */
+  readonly requester: { readonly personId: string; readonly channel: Exclude<Channel, 'link'>; readonly tokenType: TokenType };
+  readonly approvalRequestId: string;
+  /** Each measured record's version when the request was made: a record changed since is refused (CONFLICT). */
+  readonly expectedVersions: Readonly<Record<string, number>>;
+}
+
 export interface OperationContext {
   readonly caller: Caller;
   /** The resolved, verified workspace; null only for operations with `workspaceScoped: false`. */
@@ -90,6 +102,13 @@ export interface OperationContext {
   readonly deadline: Deadline;
   /** The operation's declared `x-kobana-bounds` (null when none): the rows it may walk, the records a workspace may hold. */
   readonly bounds: OperationBounds | null;
+  /**
+   * In a write's transaction (src/api/execute.ts): runs an approved money move exactly as its
+   * operation would — the requester's identity and channel, the limits and the allowlist held
+   * again (never the threshold), the measured records' versions compared — and records it.
+   * Absent on reads.
+   */
+  readonly runApprovedMove?: (request: ApprovedMoveRequest) => Promise<OperationOutput>;
 }
 
 export type OperationHandler = (ctx: OperationContext, input: OperationInput) => Promise<OperationOutput>;

@@ -12,6 +12,7 @@ const API_ERROR_CODES = [
   'CONFLICT',
   'UNPROCESSABLE_ENTITY',
   'SECURITY_BLOCKED',
+  'LIMIT_EXCEEDED',
   'RATE_LIMITED',
   'insufficient_scope',
   'insufficient_permission',

@@ -2,8 +2,9 @@
  * createOperationService: the OperationService over the generated route table. Runs the checks
  * of docs/security.md#check-order-and-error-catalogue in order — membership → scope → permission (both with the
  * resources the operation changes) → workspace → arguments →
- * Seguridad → API budget → hooks → confirmation → (transaction: confirmation proof consumed →
- * idempotency → operation) — and nothing else; transports map requests/responses, operation
+ * Seguridad → API budget → money controls (advisory) → hooks → confirmation → (transaction:
+ * confirmation proof consumed → idempotency → money controls (authoritative) → operation, or an
+ * approval request above the threshold → the move recorded) — and nothing else; transports map requests/responses, operation
  * modules hold the business rules. A destructive call on the `mcp` channel runs only with a
  * ConfirmationProof, whatever the transport decided (defence in depth, docs/security.md#confirmation):
  * without one it is answered `needs_confirmation`. Constraint violations that escape an
@@ -36,6 +37,10 @@ import { assertDeclaredBounds } from './bounds.js';
 import { isDatabaseUnavailable } from '../store/db-unavailable.js';
 import { createDeadline, DeadlineExceededError, type Deadline } from '../runtime/deadline.js';
 import { sql } from 'kysely';
+import type { ApprovedMoveRequest, OperationContext, OperationOutput as Output } from './context.js';
+import { adviseMoneyMove, enforceMoneyMove, recordMoneyMove } from './money/controls.js';
+import { createApprovalRequest } from './money/approvals.js';
+import { findMeasure } from './money/measures.js';
 
 export interface OperationServiceDeps {
   readonly db: Kysely<Database>;
@@ -77,6 +82,8 @@ interface CompiledOperation {
 function indexRoutes(deps: OperationServiceDeps): Map<string, CompiledOperation> {
   const byId = new Map<string, CompiledOperation>();
   for (const route of deps.routes) {
+    // An outflow names a measure the money controls have, or the service does not start.
+    if (route.operation.outflow !== null) findMeasure(route.operation.outflow);
     // Compiled once, on first use (src/api/validation.ts); test/api/schemas-compile.test.ts compiles
     // every schema in CI, so a broken one fails the build, not a request.
     byId.set(route.operation.operationId, {
@@ -123,6 +130,8 @@ function visibleAs(operationId: string, omitted: ReadonlySet<string>): string {
 interface Runtime {
   readonly deps: OperationServiceDeps;
   readonly now: () => Date;
+  /** The route table, by operationId (an approved money move runs its operation's handler). */
+  readonly operations: ReadonlyMap<string, CompiledOperation>;
 }
 
 /** One call past its checks, on its way to the operation. */
@@ -141,6 +150,41 @@ function buildContext(runtime: Runtime, call: ReadyCall, db: Kysely<Database>): 
   const { caller, workspaceId } = call.prepared;
   const { route } = call.compiled;
   return { caller, workspaceId, db, now: runtime.now, deadline: call.deadline, bounds: route.bounds, listSpec: route.list, omitted: call.omitted };
+}
+
+/** A write's context: its transaction, and the one way to run a money move a second person approved. */
+function buildWriteContext(runtime: Runtime, call: ReadyCall, trx: Kysely<Database>): ListAwareContext {
+  const ctx = buildContext(runtime, call, trx);
+  return { ...ctx, runApprovedMove: (request) => runApprovedMove(runtime, ctx, request) };
+}
+
+/**
+ * An approved request's move, in the approving call's transaction (docs/security.md#money-controls):
+ * its operation's own handler with the original arguments (validated again against the route),
+ * as the requester on their channel; the limits and the allowlist held again, never the
+ * threshold; a measured record whose version changed since the request is refused (CONFLICT),
+ * nothing half-done; the move recorded with the request's id.
+ */
+async function runApprovedMove(runtime: Runtime, approving: OperationContext, request: ApprovedMoveRequest): Promise<Output> {
+  const compiled = runtime.operations.get(request.operationId);
+  const operation = compiled?.route.operation;
+  if (!compiled?.handler || !operation || operation.outflow === null || operation.workspaceScoped === false) {
+    throw new Error(`An approval request names ${request.operationId}, which is not a money move out`);
+  }
+  compiled.validate(request.input);
+  const caller = { ...approving.caller, personId: request.requester.personId, channel: request.requester.channel, tokenType: request.requester.tokenType };
+  const ctx: ListAwareContext = { ...approving, caller, bounds: compiled.route.bounds, listSpec: compiled.route.list };
+  const decision = await enforceMoneyMove(ctx, operation, request.input, { approvedRequestId: request.approvalRequestId });
+  if (!decision) throw new Error(`${request.operationId} measured no outflow`);
+  for (const item of decision.measured.items) {
+    const expected = item.recordId === null ? undefined : request.expectedVersions[item.recordId];
+    if (expected !== undefined && item.version !== expected) {
+      throw new ApiError('CONFLICT', 'A record of this request changed since it was asked; nothing was changed. Ask again.');
+    }
+  }
+  const output = await compiled.handler(ctx, request.input);
+  await recordMoneyMove(ctx, decision.measured, request.approvalRequestId);
+  return output;
 }
 
 /** The Idempotency-Key scope of a write: only on a route that declares the header, in a workspace, with a key. */
@@ -171,9 +215,16 @@ async function writeInTransaction(
     const replay = await findReplay(trx, scope, hash, startedAt);
     if (replay) return { output: replay, replayed: true };
   }
-  const ctx = buildContext(runtime, call, trx);
+  const ctx = buildWriteContext(runtime, call, trx);
+  const { operation, input } = call.prepared;
+  // The money controls' authoritative check (docs/security.md#money-controls): serialised per
+  // workspace, measured with the records locked; above the threshold the move waits for a second person.
+  const decision = await enforceMoneyMove(ctx, operation, input);
   call.deadline.check();
-  const output = await call.handler(ctx, call.prepared.input);
+  const output = decision?.kind === 'approval'
+    ? await createApprovalRequest(ctx, operation, input, decision.measured, decision.controls)
+    : await call.handler(ctx, input);
+  if (decision?.kind === 'run') await recordMoneyMove(ctx, decision.measured, null);
   if (scope) await storeResponse(trx, scope, hash, output, startedAt);
   return { output, replayed: false };
 }
@@ -241,8 +292,22 @@ async function authorizeCall(runtime: Runtime, operation: OperationRef, caller: 
   return operation.workspaceScoped ? resolveWorkspace(runtime.deps.db, caller, hint) : null;
 }
 
+/**
+ * The money controls' advisory check, before the confirmation is asked: nobody is asked to
+ * approve a move the limits or the payee allowlist would refuse now (docs/security.md#money-controls).
+ */
+async function adviseMoney(runtime: Runtime, compiled: CompiledOperation, request: ExecuteRequest, workspaceId: string | null, deadline: Deadline): Promise<void> {
+  const operation = compiled.route.operation;
+  if (operation.outflow === null || workspaceId === null) return;
+  const ctx: OperationContext = {
+    caller: request.caller, workspaceId, db: runtime.deps.db, now: runtime.now, deadline, bounds: compiled.route.bounds,
+    omitted: findOmittedKinds(request.caller, operation),
+  };
+  await adviseMoneyMove(ctx, operation, request.input);
+}
+
 /** Every check before the confirmation, in order; answers the workspace and the budget after this call. */
-async function checkCall(runtime: Runtime, compiled: CompiledOperation, request: ExecuteRequest) {
+async function checkCall(runtime: Runtime, compiled: CompiledOperation, request: ExecuteRequest, deadline: Deadline) {
   const operation = compiled.route.operation;
   const { caller } = request;
   const workspaceId = await authorizeCall(runtime, operation, caller, request.workspace);
@@ -250,6 +315,7 @@ async function checkCall(runtime: Runtime, compiled: CompiledOperation, request:
   checkArguments(compiled, request);
   if (workspaceId && !isSeguridadItself(operation)) await assertNotBlocked(runtime.deps.db, workspaceId, caller.channel, operation);
   const budget = await runtime.deps.budget?.consume(caller.personId, caller.organizationId, operation.readOnly ? 'read' : 'write');
+  await adviseMoney(runtime, compiled, request, workspaceId, deadline);
   return { workspaceId, budget };
 }
 
@@ -258,7 +324,7 @@ async function execute(runtime: Runtime, compiled: CompiledOperation, request: E
   const operation = route.operation;
   const { caller } = request;
   const deadline = createDeadline({ now: () => runtime.now().getTime() }, runtime.deps.requestDeadlineMs ?? DEFAULT_DEADLINE_MS);
-  const { workspaceId, budget } = await checkCall(runtime, compiled, request);
+  const { workspaceId, budget } = await checkCall(runtime, compiled, request, deadline);
   // A route without a handler is a deployment bug; it still gets every check above first.
   if (!handler) throw new Error(`No handler for operationId: ${request.operationId}`);
   const prepared: PreparedCall = { operation, caller, workspaceId, input: request.input };
@@ -279,7 +345,7 @@ async function execute(runtime: Runtime, compiled: CompiledOperation, request: E
 
 export function createOperationService(deps: OperationServiceDeps): OperationService {
   const operations = indexRoutes(deps);
-  const runtime: Runtime = { deps, now: deps.now ?? (() => clockDate(systemClock)) };
+  const runtime: Runtime = { deps, now: deps.now ?? (() => clockDate(systemClock)), operations };
 
   function findOperation(operationId: string): CompiledOperation {
     const compiled = operations.get(operationId);

@@ -12,6 +12,8 @@ export const API_ERROR_STATUS: Readonly<Record<ApiErrorCode, number>> = {
   CONFLICT: 409,
   UNPROCESSABLE_ENTITY: 422,
   SECURITY_BLOCKED: 403,
+  // 422, never 429: clients retry a 429 by themselves, and here a retry is a money move.
+  LIMIT_EXCEEDED: 422,
   RATE_LIMITED: 429,
   insufficient_scope: 403,
   insufficient_permission: 403,

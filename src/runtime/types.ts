@@ -24,6 +24,12 @@ export interface OperationRef {
   readonly permission: string;
   /** `x-kobana-moves-money`. */
   readonly movesMoney: boolean;
+  /**
+   * `x-kobana-moves-money.outflow`: the measure (src/api/money/measures.ts) of what the operation
+   * moves out — what the spending limits, the payee allowlist and the approval threshold read —
+   * or null when it moves nothing out (a receivable settled, a move undone, a reconciliation).
+   */
+  readonly outflow: string | null;
   /** `x-kobana-workspace` (default true): the operation runs inside one workspace. */
   readonly workspaceScoped: boolean;
   /**

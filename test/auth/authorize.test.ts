@@ -11,16 +11,16 @@ import { openTestDatabase, DEMO, type TestDatabase } from '../helpers/index.js';
 
 const LIST_PAYABLES: OperationRef = {
   operationId: 'payables.list', method: 'GET', path: '/v1/payables', scopes: ['finance.payables'],
-  permission: 'payables.view', movesMoney: false, workspaceScoped: true, readOnly: true, destructive: false, idempotent: true, confirmation: null, changes: [], shows: [], sums: [],
+  permission: 'payables.view', movesMoney: false, outflow: null, workspaceScoped: true, readOnly: true, destructive: false, idempotent: true, confirmation: null, changes: [], shows: [], sums: [],
 };
 const SETTLE_PAYABLE: OperationRef = {
   operationId: 'payables.settle', method: 'POST', path: '/v1/payables/{id}/settle',
-  scopes: ['finance.payables.write', 'finance.money.write'], permission: 'payables.settle', movesMoney: true, workspaceScoped: true,
+  scopes: ['finance.payables.write', 'finance.money.write'], permission: 'payables.settle', movesMoney: true, outflow: 'payable-settlement', workspaceScoped: true,
   readOnly: false, destructive: true, idempotent: false, confirmation: { describer: 'title' }, changes: [], shows: [], sums: [],
 };
 const LIST_ACCOUNTS: OperationRef = {
   operationId: 'accounts.list', method: 'GET', path: '/v1/accounts', scopes: ['finance.accounts'],
-  permission: 'accounts.view', movesMoney: false, workspaceScoped: true, readOnly: true, destructive: false, idempotent: true, confirmation: null, changes: [], shows: [], sums: [],
+  permission: 'accounts.view', movesMoney: false, outflow: null, workspaceScoped: true, readOnly: true, destructive: false, idempotent: true, confirmation: null, changes: [], shows: [], sums: [],
 };
 
 function expectApiError(fn: () => unknown, code: string, details?: Record<string, unknown>): void {

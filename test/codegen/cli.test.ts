@@ -57,7 +57,7 @@ describe('codegen/cli.ts (npm run generate)', function () {
       post: {
         operationId: 'payables.reopen', summary: 'Reopen a payable', description: 'Undoes a settlement.',
         security: [{ bearer: ['finance.payables.write', 'finance.money.write'] }],
-        'x-kobana-permission': 'payables.settle', 'x-kobana-moves-money': true,
+        'x-kobana-permission': 'payables.settle', 'x-kobana-moves-money': { outflow: 'none' },
         'x-kobana-touches': { changes: ['payables.settle'], shows: ['payables'] },
         parameters: [{ $ref: '#/components/parameters/Id' }, { $ref: '#/components/parameters/IdempotencyKey' }],
         responses: { '200': { description: 'Reopened.' } },

@@ -98,7 +98,7 @@ describe('generate() on the Kobana fixture spec', function () {
     expect((settle.inputSchema as Schema).properties.amount.type).to.equal('string');
     expect(settle.operation).to.deep.equal({
       operationId: 'payables.settle', method: 'POST', path: '/v1/payables/{id}/settle',
-      scopes: ['finance.payables.write', 'finance.money.write'], permission: 'payables.settle', movesMoney: true, workspaceScoped: true,
+      scopes: ['finance.payables.write', 'finance.money.write'], permission: 'payables.settle', movesMoney: true, outflow: 'payable-settlement', workspaceScoped: true,
       readOnly: false, destructive: true, idempotent: false,
       // No x-kobana-confirm: the generic sentence over the record its own GET returns.
       confirmation: { template: 'Settle a payable {name|description|title|file_name|id}?', target: 'payables.get' },

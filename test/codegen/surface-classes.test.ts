@@ -75,7 +75,7 @@ const CASES: readonly Case[] = [
     backward: ['compatible things_get status output_value_removed', 'compatible things_list data[].status output_value_removed'] },
   { title: 'a tool that became / stopped being destructive', edit: (doc) => { doc.paths['/things/{id}/archive'].post['x-mcp'].annotations = { destructiveHint: true }; },
     forward: ['breaking things_archive  became_destructive'], backward: ['compatible things_archive  no_longer_destructive'] },
-  { title: 'a tool that started / stopped moving money (and so became destructive)', edit: (doc) => { doc.paths['/things/{id}/pay'].post['x-kobana-moves-money'] = true; },
+  { title: 'a tool that started / stopped moving money (and so became destructive)', edit: (doc) => { doc.paths['/things/{id}/pay'].post['x-kobana-moves-money'] = { outflow: 'none' }; },
     forward: ['breaking things_pay  became_destructive', 'breaking things_pay  moves_money'], backward: ['compatible things_pay  no_longer_destructive', 'compatible things_pay  no_longer_moves_money'] },
   { title: 'a tool that stopped / started being read-only (and idempotent)', edit: (doc) => { delete doc.paths['/things/preview'].post['x-kobana-touches']; },
     forward: ['breaking things_preview  no_longer_idempotent', 'breaking things_preview  no_longer_read_only'], backward: ['compatible things_preview  became_idempotent', 'compatible things_preview  became_read_only'] },

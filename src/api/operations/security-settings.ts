@@ -1,27 +1,37 @@
 /**
  * security_settings.get/update: the Seguridad tab (REST only, `x-mcp.exclude`; permission
- * security.view/security.manage). Stores which actions are blocked per channel; enforcing them
- * is seguridad.ts's job, called by execute.ts for every other operation.
+ * security.view/security.manage, the explicit `finance.security*` scopes no OAuth token carries).
+ * Stores which actions are blocked per channel and the money controls (spending limits, payee
+ * allowlist, approvals: src/api/money/config.ts); enforcing them is seguridad.ts's and
+ * src/api/money/'s job, called by execute.ts for every other operation. Every change is in the
+ * activity log with what changed, old → new (docs/security.md#money-controls).
  */
 import type { OperationContext, OperationHandler } from '../context.js';
 import { recordActivity } from '../audit.js';
 import { NOTHING_BLOCKED, parseBlocked, SEGURIDAD_ACTIONS, SEGURIDAD_CHANNELS, type BlockedActions, type SeguridadAction } from '../seguridad.js';
+import { NO_MONEY_CONTROLS, parseStoredControls, readControlsInput, toControlsJson, toStoredControls } from '../money/config.js';
 import { readBody, requireWorkspace } from '../records.js';
 import { defineOperations } from '../define-operations.js';
 
-interface SettingsRow { blocked: string; updated_at: string; updated_by: string; version: number }
+interface SettingsRow { blocked: string; money_controls: string | null; updated_at: string; updated_by: string; version: number }
 
-/** Never-saved settings read as the defaults: nothing blocked, as of the workspace's creation, version 1. */
+/** Never-saved settings read as the defaults: nothing blocked, no money controls, as of the workspace's creation, version 1. */
 async function toSettingsJson(ctx: OperationContext, row: SettingsRow | undefined): Promise<Record<string, unknown>> {
   if (row) {
-    return { blocked: parseBlocked(row.blocked), updated_at: row.updated_at, updated_by: row.updated_by, version: Number(row.version) };
+    return {
+      blocked: parseBlocked(row.blocked), money_controls: toControlsJson(parseStoredControls(row.money_controls)),
+      updated_at: row.updated_at, updated_by: row.updated_by, version: Number(row.version),
+    };
   }
   const workspace = await ctx.db.selectFrom('workspaces').select('created_at').where('id', '=', requireWorkspace(ctx)).executeTakeFirst();
-  return { blocked: NOTHING_BLOCKED, updated_at: workspace?.created_at ?? ctx.now().toISOString(), updated_by: null, version: 1 };
+  return {
+    blocked: NOTHING_BLOCKED, money_controls: toControlsJson(NO_MONEY_CONTROLS),
+    updated_at: workspace?.created_at ?? ctx.now().toISOString(), updated_by: null, version: 1,
+  };
 }
 
 async function loadSettings(ctx: OperationContext): Promise<SettingsRow | undefined> {
-  return ctx.db.selectFrom('security_settings').select(['blocked', 'updated_at', 'updated_by', 'version'])
+  return ctx.db.selectFrom('security_settings').select(['blocked', 'money_controls', 'updated_at', 'updated_by', 'version'])
     .where('workspace_id', '=', requireWorkspace(ctx)).executeTakeFirst();
 }
 
@@ -36,6 +46,16 @@ function mergeBlocked(current: BlockedActions, patch: unknown): BlockedActions {
   return next as BlockedActions;
 }
 
+interface Change { readonly field: string; readonly old: unknown; readonly new: unknown }
+
+/** What changed, per top-level part (`blocked.mcp`, `money_controls.limits`, …), old → new, for the activity log. */
+function listChanges(before: Record<string, unknown>, after: Record<string, unknown>, prefix: string): Change[] {
+  return Object.keys(after).flatMap((key) => {
+    const [was, is] = [before[key], after[key]];
+    return JSON.stringify(was) === JSON.stringify(is) ? [] : [{ field: `${prefix}.${key}`, old: was ?? null, new: is }];
+  });
+}
+
 const getSettings: OperationHandler = async (ctx) => ({
   body: await toSettingsJson(ctx, await loadSettings(ctx)),
 });
@@ -43,9 +63,18 @@ const getSettings: OperationHandler = async (ctx) => ({
 const updateSettings: OperationHandler = async (ctx, input) => {
   const workspaceId = requireWorkspace(ctx);
   const current = await loadSettings(ctx);
-  const blocked = mergeBlocked(current ? parseBlocked(current.blocked) : NOTHING_BLOCKED, readBody(input.body)['blocked']);
+  const body = readBody(input.body);
+  const blockedBefore = current ? parseBlocked(current.blocked) : NOTHING_BLOCKED;
+  const controlsBefore = parseStoredControls(current?.money_controls);
+  const blocked = body['blocked'] === undefined ? blockedBefore : mergeBlocked(blockedBefore, body['blocked']);
+  const controls = body['money_controls'] === undefined ? controlsBefore : readControlsInput(body['money_controls'], controlsBefore);
+  const changes = [
+    ...listChanges(blockedBefore, blocked, 'blocked'),
+    ...listChanges(toControlsJson(controlsBefore), toControlsJson(controls), 'money_controls'),
+  ];
   const values = {
     blocked: JSON.stringify(blocked),
+    money_controls: toStoredControls(controls),
     updated_at: ctx.now().toISOString(),
     updated_by: ctx.caller.personId,
   };
@@ -56,7 +85,7 @@ const updateSettings: OperationHandler = async (ctx, input) => {
     // The defaults count as version 1, so the first saved change is version 2.
     await ctx.db.insertInto('security_settings').values({ workspace_id: workspaceId, ...values, version: 2 }).execute();
   }
-  await recordActivity(ctx, { operation: 'security_settings.update', resource: 'security_settings', recordId: null });
+  await recordActivity(ctx, { operation: 'security_settings.update', resource: 'security_settings', recordId: null, details: { changes } });
   return { body: await toSettingsJson(ctx, await loadSettings(ctx)) };
 };
 

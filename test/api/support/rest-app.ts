@@ -75,14 +75,16 @@ export async function startRestApp(options: StartTestAppOptions = {}): Promise<R
   const routes = generatedRoutes.length > 0 ? generatedRoutes : await loadPlannedRoutes();
   const own = generatedRoutes.length > 0 ? null : await serveOwnRouter(app, routes);
   const url = own?.url ?? app.url;
-  const tokens = new Map<string, string>();
+  // Minted on the app's clock: a test that moves the clock (test/helpers/clock.ts) gets a fresh
+  // token once its cached one was minted more than ten minutes before (or after) the clock's now.
+  const tokens = new Map<string, { readonly value: string; readonly mintedAt: number }>();
   async function token(person: 'ana' | 'bruno' | 'carla', scope = 'finance.all.write finance.security.write'): Promise<string> {
     const key = `${person} ${scope}`;
-    let value = tokens.get(key);
-    if (!value) {
-      value = await app.mintToken({ person: EMAILS[person], scope, aud: 'api' });
-      tokens.set(key, value);
-    }
+    const now = app.services.clock.now();
+    const cached = tokens.get(key);
+    if (cached && Math.abs(now - cached.mintedAt) < 600_000) return cached.value;
+    const value = await app.mintToken({ person: EMAILS[person], scope, aud: 'api' });
+    tokens.set(key, { value, mintedAt: now });
     return value;
   }
   async function call(method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {

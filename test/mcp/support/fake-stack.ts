@@ -33,7 +33,7 @@ export const fakeCallers: Record<string, Caller> = {
 export function buildFakeTools(): ToolDefinition[] {
   const op = (operationId: string, method: 'GET' | 'DELETE', scopes: string[], permission: string) =>
     ({
-      operationId, method, path: '/v1/payables', scopes, permission, movesMoney: false, workspaceScoped: false,
+      operationId, method, path: '/v1/payables', scopes, permission, movesMoney: false, outflow: null, workspaceScoped: false,
       readOnly: method === 'GET', destructive: method === 'DELETE', idempotent: true, confirmation: method === 'DELETE' ? { template: 'Delete {id}?', target: 'payables.get' } : null, changes: [], shows: [], sums: [],
     });
   return [

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { buildToolInput } from '../../../src/mcp/tools/input.js';
 import type { ToolDefinition } from '../../../src/runtime/types.js';
 
-const operation = { operationId: 'payables.list', method: 'GET', path: '/v1/payables', scopes: [], permission: '', movesMoney: false, workspaceScoped: true,
+const operation = { operationId: 'payables.list', method: 'GET', path: '/v1/payables', scopes: [], permission: '', movesMoney: false, outflow: null, workspaceScoped: true,
   readOnly: true, destructive: false, idempotent: true, confirmation: null, changes: [], shows: [], sums: [] } as const;
 
 function tool(args: ToolDefinition['args']): ToolDefinition {
