@@ -121,20 +121,20 @@ function idOnly(schema: JsonSchema): { properties?: Obj } {
 
 /**
  * A union output points at both getters when both exist (the record's GET tool and the approval
- * request's): each side is its `id` (and, for the request, its `status`), the description names
- * both tools. Otherwise the union stays in full.
+ * request's): the record's `id`, and the two sides told apart by `status` alone; the description
+ * names both tools. Otherwise the union stays in full.
  */
 function pointUnionAtGetters<T extends { readonly output: ToolOutput | null }>(tool: T, union: NonNullable<ToolOutput['union']>, getters: ReadonlyMap<string, string>): T {
   const getter = getters.get(JSON.stringify(union.record));
   const requests = getters.get(JSON.stringify(union.pending));
   if (getter === undefined || requests === undefined) return tool;
-  const pending = idOnly(union.pending);
   const schema: JsonSchema = {
     type: 'object',
     description: `The record, as ${getter} returns it (its outputSchema); or, when the move waits for a second person, an approval request with status "${PENDING_APPROVAL_STATUS}", as ${requests} returns it.`,
+    ...idOnly(union.record),
     anyOf: [
-      idOnly(union.record),
-      { properties: { ...pending.properties, status: { const: PENDING_APPROVAL_STATUS } }, required: ['status'] },
+      { properties: { status: { not: { const: PENDING_APPROVAL_STATUS } } } },
+      { properties: { status: { const: PENDING_APPROVAL_STATUS } }, required: ['status'] },
     ],
   };
   return { ...tool, output: { schema, wrapped: false, sameAs: getter, union } };
