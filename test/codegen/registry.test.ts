@@ -153,10 +153,11 @@ describe('generated/registry.gen.ts', () => {
     }
   });
 
-  it('keeps security settings REST-only: a route but no tool', () => {
+  it('keeps security settings and the approval decisions REST-only: a route but no tool', () => {
     const excludedIds = new Set(operations.filter((d) => d.toolName === null).map((d) => d.operation.operationId));
     const excluded = routes.filter((r) => excludedIds.has(r.operation.operationId));
-    expect(excluded.map((r) => r.operation.operationId).sort()).to.deep.equal(['security_settings.get', 'security_settings.update']);
+    // hand-kept-ok: the expected REST-only operations: an agent must not unblock itself nor be the second approver
+    expect(excluded.map((r) => r.operation.operationId).sort()).to.deep.equal(['approvals.approve', 'approvals.reject', 'security_settings.get', 'security_settings.update']);
     for (const route of excluded) expect(tools.some((t) => t.operation.operationId === route.operation.operationId)).to.equal(false);
   });
 
