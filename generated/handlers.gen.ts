@@ -2,6 +2,7 @@
 import { handlers as handlers_accounts } from "../src/api/operations/accounts.js";
 import { handlers as handlers_activity } from "../src/api/operations/activity.js";
 import { handlers as handlers_aggregates } from "../src/api/operations/aggregates.js";
+import { handlers as handlers_approvals } from "../src/api/operations/approvals.js";
 import { handlers as handlers_attachments } from "../src/api/operations/attachments.js";
 import { handlers as handlers_cash_flow } from "../src/api/operations/cash-flow.js";
 import { handlers as handlers_categories } from "../src/api/operations/categories.js";
@@ -26,6 +27,7 @@ export const handlers = Object.freeze({
   ...handlers_accounts,
   ...handlers_activity,
   ...handlers_aggregates,
+  ...handlers_approvals,
   ...handlers_attachments,
   ...handlers_cash_flow,
   ...handlers_categories,
