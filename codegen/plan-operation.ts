@@ -63,6 +63,8 @@ export interface OperationModel {
   readonly successStatus: number;
   /** What the success response carries (its JSON schema, a file, or nothing). */
   readonly successResponse: SuccessResponse;
+  /** A `202` declared after the first 2xx (a money move waiting for a second approver): its body; null when none. */
+  readonly acceptedResponse: SuccessResponse | null;
   /** The operation's `tags`, as declared. */
   readonly tags: readonly string[];
   readonly mcp: McpExtension;
@@ -119,6 +121,7 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
     requestBody,
     successStatus: extractSuccessStatus(operation.responses),
     successResponse,
+    acceptedResponse: extractAcceptedResponse(operation.responses),
     tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string' && tag !== '') : [],
     mcp,
     confirm: operation['x-kobana-confirm'],
@@ -321,7 +324,21 @@ function extractSuccessStatus(responses: unknown): number {
  */
 function extractSuccessResponse(responses: unknown): SuccessResponse {
   const all = (responses as Obj | undefined) ?? {};
-  const code = Object.keys(all).find((key) => /^2(\d\d|XX)$/i.test(key));
+  return readResponseBody(all, Object.keys(all).find((key) => /^2(\d\d|XX)$/i.test(key)));
+}
+
+/**
+ * The `202` of an operation whose first 2xx is another status: what it answers when its move
+ * waits for a second person (openapi/README.md, `x-kobana-moves-money`); null when it has none.
+ */
+function extractAcceptedResponse(responses: unknown): SuccessResponse | null {
+  const all = (responses as Obj | undefined) ?? {};
+  const first = Object.keys(all).find((key) => /^2(\d\d|XX)$/i.test(key));
+  return first === undefined || first === '202' || !Object.hasOwn(all, '202') ? null : readResponseBody(all, '202');
+}
+
+/** The body of the response `code`: a JSON media type gives its schema, any other a file, no content nothing. */
+function readResponseBody(all: Obj, code: string | undefined): SuccessResponse {
   const content = code === undefined ? undefined : ((all[code] as Obj | null)?.content as Obj | undefined);
   const types = Object.keys(content ?? {});
   if (content === undefined || types.length === 0) return { kind: 'none' };
@@ -368,6 +385,7 @@ export function toDefinition(model: OperationModel, toolName: string | null): Op
     requestBody: model.requestBody,
     successStatus: model.successStatus,
     successResponse: model.successResponse,
+    ...(model.acceptedResponse !== null ? { acceptedResponse: model.acceptedResponse } : {}),
     tags: model.tags,
     bounds: model.bounds,
   };

@@ -2,6 +2,7 @@
 import { handlers as handlers_accounts } from "../src/api/operations/accounts.js";
 import { handlers as handlers_activity } from "../src/api/operations/activity.js";
 import { handlers as handlers_aggregates } from "../src/api/operations/aggregates.js";
+import { handlers as handlers_approvals } from "../src/api/operations/approvals.js";
 import { handlers as handlers_attachments } from "../src/api/operations/attachments.js";
 import { handlers as handlers_cash_flow } from "../src/api/operations/cash-flow.js";
 import { handlers as handlers_categories } from "../src/api/operations/categories.js";
@@ -10,6 +11,7 @@ import { handlers as handlers_companies } from "../src/api/operations/companies.
 import { handlers as handlers_cost_centers } from "../src/api/operations/cost-centers.js";
 import { handlers as handlers_money_allowance } from "../src/api/operations/money-allowance.js";
 import { handlers as handlers_payables } from "../src/api/operations/payables.js";
+import { handlers as handlers_payee_allowlist } from "../src/api/operations/payee-allowlist.js";
 import { handlers as handlers_people } from "../src/api/operations/people.js";
 import { handlers as handlers_receivables } from "../src/api/operations/receivables.js";
 import { handlers as handlers_reconciliations } from "../src/api/operations/reconciliations.js";
@@ -25,6 +27,7 @@ export const handlers = Object.freeze({
   ...handlers_accounts,
   ...handlers_activity,
   ...handlers_aggregates,
+  ...handlers_approvals,
   ...handlers_attachments,
   ...handlers_cash_flow,
   ...handlers_categories,
@@ -33,6 +36,7 @@ export const handlers = Object.freeze({
   ...handlers_cost_centers,
   ...handlers_money_allowance,
   ...handlers_payables,
+  ...handlers_payee_allowlist,
   ...handlers_people,
   ...handlers_receivables,
   ...handlers_reconciliations,

@@ -118,8 +118,9 @@ function assemble(
   config: Config, logger: Logger, store: OpenedDatabase, metrics: Metrics, limits: Limits, auth: AuthModule, oauth: OAuthServer | null,
   { clock, tracing }: { clock: Clock; tracing: Tracing },
 ): Services {
+  const describers = createConfirmationDescribers({ routes: registry.routes, handlers: registry.handlers });
   const operations = createOperationService({
-    db: store.db, routes: registry.routes, handlers: registry.handlers, budget: limits.budget, now: () => clockDate(clock),
+    db: store.db, routes: registry.routes, handlers: registry.handlers, budget: limits.budget, now: () => clockDate(clock), describers,
     requestDeadlineMs: config.requestDeadlineMs, dialect: store.dialect, statementTimeoutMs: config.databaseStatementTimeoutMs,
   });
   return {
@@ -132,7 +133,7 @@ function assemble(
     metrics,
     operations,
     registry,
-    describers: createConfirmationDescribers({ routes: registry.routes, handlers: registry.handlers }),
+    describers,
     oauth,
     clock,
     tracing,

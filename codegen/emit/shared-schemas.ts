@@ -76,6 +76,7 @@ function schemaSlots(definition: OperationDefinition): [label: string, schema: J
   const content = Object.entries(definition.requestBody?.content ?? {});
   for (const [type, schema] of content) slots.push([content.length === 1 ? 'body' : `body_${type}`, schema]);
   if (definition.successResponse.kind === 'json') slots.push(['response', definition.successResponse.schema]);
+  if (definition.acceptedResponse?.kind === 'json') slots.push(['accepted_response', definition.acceptedResponse.schema]);
   return slots;
 }
 

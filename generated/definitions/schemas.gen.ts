@@ -657,6 +657,285 @@ export const schema_AggregateBucket: JsonSchema = {
   "additionalProperties": false
 };
 
+export const schema_ApprovalDecision: JsonSchema = {
+  "description": "Why it is rejected.",
+  "type": "object",
+  "properties": {
+    "reason": {
+      "description": "Why the move must not run; shown to the requester.",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 500,
+      "examples": [
+        "Not this month"
+      ]
+    }
+  },
+  "additionalProperties": false
+};
+
+export const schema_ApprovalRequest: JsonSchema = {
+  "description": "A confirmed money move above the workspace's approval threshold, waiting for a second person (maker-checker): nothing ran until it is approved.",
+  "type": "object",
+  "required": [
+    "id",
+    "status",
+    "operation",
+    "tool",
+    "description",
+    "amount",
+    "items",
+    "person_id",
+    "financial_account_id",
+    "requested_by",
+    "requested_via",
+    "created_at",
+    "expires_at",
+    "decided_by",
+    "decided_via",
+    "decided_at",
+    "reason",
+    "result"
+  ],
+  "properties": {
+    "id": {
+      "description": "The approval request's id.",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "7b1e4c2a-9d3f-4e5a-8b6c-1d2e3f4a5b6c"
+      ],
+      "readOnly": true
+    },
+    "status": {
+      "description": "`pending_approval` until a second person approves or rejects it, or `expires_at` passes (`expired`).",
+      "type": "string",
+      "enum": [
+        "pending_approval",
+        "approved",
+        "rejected",
+        "expired"
+      ],
+      "examples": [
+        "pending_approval"
+      ]
+    },
+    "operation": {
+      "description": "The operationId of the move it will run.",
+      "type": "string",
+      "pattern": "^[a-z_]+\\.[a-z_]+$",
+      "examples": [
+        "payables.settle"
+      ]
+    },
+    "tool": {
+      "description": "The tool that asked for it.",
+      "type": "string",
+      "examples": [
+        "finance_payables_settle"
+      ]
+    },
+    "description": {
+      "description": "What the move will do, in one sentence (the confirmation's).",
+      "type": "string",
+      "examples": [
+        "Pay payable \"Aluguel\" of R$ 4.500,00 to \"Imobiliária Centro\" from \"Itaú\" on 2026-03-09?"
+      ]
+    },
+    "amount": {
+      "description": "The total it moves out in BRL (interest and discount included).",
+      "type": "string",
+      "pattern": "^\\d{1,12}\\.\\d{2}$",
+      "examples": [
+        "4500.00"
+      ]
+    },
+    "items": {
+      "description": "Each outflow of the move.",
+      "type": "array",
+      "items": {
+        "type": "object",
+        "required": [
+          "record_id",
+          "kind",
+          "amount",
+          "label"
+        ],
+        "properties": {
+          "record_id": {
+            "description": "The title it settles; null for a transfer.",
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "uuid",
+            "examples": [
+              "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+            ]
+          },
+          "kind": {
+            "description": "What moves the money.",
+            "type": "string",
+            "enum": [
+              "payable",
+              "receivable",
+              "transfer"
+            ],
+            "examples": [
+              "payable"
+            ]
+          },
+          "amount": {
+            "description": "The amount this item pays in BRL.",
+            "type": "string",
+            "pattern": "^\\d{1,12}\\.\\d{2}$",
+            "examples": [
+              "4500.00"
+            ]
+          },
+          "label": {
+            "description": "The item, in words.",
+            "type": "string",
+            "examples": [
+              "payable \"Aluguel\""
+            ]
+          }
+        }
+      }
+    },
+    "person_id": {
+      "description": "The counterparty paid; null for a transfer between own accounts.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "format": "uuid",
+      "examples": [
+        "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
+      ]
+    },
+    "financial_account_id": {
+      "description": "The account the money leaves.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "format": "uuid",
+      "examples": [
+        "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+      ]
+    },
+    "requested_by": {
+      "description": "The person who asked (never the one who approves).",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "22222222-2222-4222-8222-222222222222"
+      ]
+    },
+    "requested_via": {
+      "description": "The channel it was asked on; the move runs on it.",
+      "type": "string",
+      "enum": [
+        "api",
+        "mcp",
+        "web"
+      ],
+      "examples": [
+        "mcp"
+      ]
+    },
+    "created_at": {
+      "description": "When it was asked (UTC).",
+      "type": "string",
+      "format": "date-time",
+      "examples": [
+        "2026-03-09T12:30:00Z"
+      ]
+    },
+    "expires_at": {
+      "description": "After this instant it can no longer be approved (UTC).",
+      "type": "string",
+      "format": "date-time",
+      "examples": [
+        "2026-03-10T12:30:00Z"
+      ]
+    },
+    "decided_by": {
+      "description": "The person who approved or rejected it.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "format": "uuid",
+      "examples": [
+        "11111111-1111-4111-8111-111111111111"
+      ]
+    },
+    "decided_via": {
+      "description": "The channel it was decided on.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "enum": [
+        "api",
+        "mcp",
+        "web",
+        null
+      ],
+      "examples": [
+        "api"
+      ]
+    },
+    "decided_at": {
+      "description": "When it was decided (UTC).",
+      "type": [
+        "string",
+        "null"
+      ],
+      "format": "date-time",
+      "examples": [
+        "2026-03-09T14:00:00Z"
+      ]
+    },
+    "reason": {
+      "description": "The reason given with a rejection.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "examples": [
+        "Not this month"
+      ]
+    },
+    "result": {
+      "description": "Once approved: what the move answered (the payable paid, the transfer made).",
+      "type": [
+        "object",
+        "null"
+      ],
+      "additionalProperties": true
+    }
+  }
+};
+
+export const schema_ApprovalRequestList: JsonSchema = {
+  "type": "object",
+  "required": [
+    "data",
+    "meta"
+  ],
+  "properties": {
+    "data": {
+      "description": "This page of approval requests.",
+      "type": "array",
+      "items": schema_ApprovalRequest
+    },
+    "meta": schema_meta_45b06777
+  }
+};
+
 export const schema_Attachment: JsonSchema = {
   "description": "A attachment.",
   "type": "object",
@@ -3487,6 +3766,171 @@ export const schema_PayableUpdate: JsonSchema = {
   "additionalProperties": false
 };
 
+export const schema_PayeeDestinationKind: JsonSchema = {
+  "description": "A kind of payment destination of a person: `document_number` (CPF/CNPJ), `pix_key`, `bank_account`.",
+  "type": "string",
+  "enum": [
+    "document_number",
+    "pix_key",
+    "bank_account"
+  ],
+  "examples": [
+    "pix_key"
+  ]
+};
+
+export const schema_PayeeAllowlistEntry: JsonSchema = {
+  "description": "A payment destination a person approved: the person's value of that kind when it was approved.",
+  "type": "object",
+  "required": [
+    "id",
+    "person_id",
+    "kind",
+    "value",
+    "approved_by",
+    "approved_at"
+  ],
+  "properties": {
+    "id": {
+      "description": "The entry's id.",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "0b1c2d3e-4f50-4a61-8b72-93a4b5c6d7e8"
+      ],
+      "readOnly": true
+    },
+    "person_id": {
+      "description": "The payee (a person).",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+      ]
+    },
+    "kind": schema_PayeeDestinationKind,
+    "value": {
+      "description": "The approved value: document digits, the Pix key, or `bank_code/agency/account_number`.",
+      "type": "string",
+      "maxLength": 100,
+      "examples": [
+        "11222333000181"
+      ]
+    },
+    "approved_by": {
+      "description": "The person who approved it.",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "22222222-2222-4222-8222-222222222222"
+      ]
+    },
+    "approved_at": {
+      "description": "When it was approved (UTC).",
+      "type": "string",
+      "format": "date-time",
+      "examples": [
+        "2026-03-01T12:30:00Z"
+      ]
+    }
+  }
+};
+
+export const schema_PayeeAllowlistApproval: JsonSchema = {
+  "description": "The entries of the kinds approved (one per kind).",
+  "type": "object",
+  "required": [
+    "data"
+  ],
+  "properties": {
+    "data": {
+      "description": "One entry per kind approved.",
+      "type": "array",
+      "items": schema_PayeeAllowlistEntry
+    }
+  }
+};
+
+export const schema_PayeeAllowlistApprove: JsonSchema = {
+  "description": "The person whose current destinations to approve, and which kinds.",
+  "type": "object",
+  "required": [
+    "person_id",
+    "kinds"
+  ],
+  "properties": {
+    "person_id": {
+      "description": "The payee (a person).",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "e6f7a8b9-4d5e-4f60-b12c-3d4e5f607182"
+      ]
+    },
+    "kinds": {
+      "description": "The kinds of destination to approve, each at the person's current value.",
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 3,
+      "uniqueItems": true,
+      "examples": [
+        [
+          "document_number"
+        ]
+      ],
+      "items": schema_PayeeDestinationKind
+    },
+    "expected": {
+      "description": "The values the approver saw, per kind (as `value` shows them); a current value that differs → `CONFLICT`.",
+      "type": "object",
+      "properties": {
+        "document_number": {
+          "description": "The CPF/CNPJ digits seen.",
+          "type": "string",
+          "maxLength": 18,
+          "examples": [
+            "11222333000181"
+          ]
+        },
+        "pix_key": {
+          "description": "The Pix key seen.",
+          "type": "string",
+          "maxLength": 77,
+          "examples": [
+            "financeiro@fornecedorabc.com.br"
+          ]
+        },
+        "bank_account": {
+          "description": "The bank account seen, as `bank_code/agency/account_number`.",
+          "type": "string",
+          "maxLength": 40,
+          "examples": [
+            "341/1234/12345-6"
+          ]
+        }
+      },
+      "additionalProperties": false
+    }
+  },
+  "additionalProperties": false
+};
+
+export const schema_PayeeAllowlistEntryList: JsonSchema = {
+  "type": "object",
+  "required": [
+    "data",
+    "meta"
+  ],
+  "properties": {
+    "data": {
+      "description": "This page of entries.",
+      "type": "array",
+      "items": schema_PayeeAllowlistEntry
+    },
+    "meta": schema_meta_45b06777
+  }
+};
+
 export const schema_Person: JsonSchema = {
   "description": "A person.",
   "type": "object",
@@ -3498,6 +3942,8 @@ export const schema_Person: JsonSchema = {
     "is_customer",
     "is_supplier",
     "emails",
+    "pix_key",
+    "bank_account",
     "created_at",
     "updated_at",
     "created_by",
@@ -3573,6 +4019,56 @@ export const schema_Person: JsonSchema = {
         "type": "string",
         "format": "email"
       }
+    },
+    "pix_key": {
+      "description": "Pix key: CPF/CNPJ digits, e-mail, +55 phone (E.164) or random key; `null` when none.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "maxLength": 77,
+      "examples": [
+        "financeiro@fornecedorabc.com.br"
+      ]
+    },
+    "bank_account": {
+      "description": "Bank account to pay; `null` when none.",
+      "type": [
+        "object",
+        "null"
+      ],
+      "required": [
+        "bank_code",
+        "agency",
+        "account_number"
+      ],
+      "properties": {
+        "bank_code": {
+          "description": "Bank code (COMPE).",
+          "type": "string",
+          "pattern": "^\\d{3}$",
+          "examples": [
+            "341"
+          ]
+        },
+        "agency": {
+          "description": "Branch digits.",
+          "type": "string",
+          "pattern": "^\\d{1,5}$",
+          "examples": [
+            "1234"
+          ]
+        },
+        "account_number": {
+          "description": "Account digits, optionally `-` and a check digit.",
+          "type": "string",
+          "pattern": "^\\d{1,20}(-[0-9Xx])?$",
+          "examples": [
+            "12345-6"
+          ]
+        }
+      },
+      "additionalProperties": false
     },
     "created_at": {
       "description": "When it was created (UTC).",
@@ -3715,6 +4211,56 @@ export const schema_PersonCreate: JsonSchema = {
         "format": "email",
         "maxLength": 254
       }
+    },
+    "pix_key": {
+      "description": "Pix key: CPF/CNPJ digits, e-mail, +55 phone (E.164) or random key.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "maxLength": 77,
+      "examples": [
+        "financeiro@fornecedorabc.com.br"
+      ]
+    },
+    "bank_account": {
+      "description": "Bank account to pay.",
+      "type": [
+        "object",
+        "null"
+      ],
+      "required": [
+        "bank_code",
+        "agency",
+        "account_number"
+      ],
+      "properties": {
+        "bank_code": {
+          "description": "Bank code (COMPE).",
+          "type": "string",
+          "pattern": "^\\d{3}$",
+          "examples": [
+            "341"
+          ]
+        },
+        "agency": {
+          "description": "Branch digits.",
+          "type": "string",
+          "pattern": "^\\d{1,5}$",
+          "examples": [
+            "1234"
+          ]
+        },
+        "account_number": {
+          "description": "Account digits, optionally `-` and a check digit.",
+          "type": "string",
+          "pattern": "^\\d{1,20}(-[0-9Xx])?$",
+          "examples": [
+            "12345-6"
+          ]
+        }
+      },
+      "additionalProperties": false
     }
   },
   "additionalProperties": false
@@ -3800,6 +4346,56 @@ export const schema_PersonUpdate: JsonSchema = {
         "format": "email",
         "maxLength": 254
       }
+    },
+    "pix_key": {
+      "description": "Pix key: CPF/CNPJ digits, e-mail, +55 phone (E.164) or random key; `null` clears.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "maxLength": 77,
+      "examples": [
+        "financeiro@fornecedorabc.com.br"
+      ]
+    },
+    "bank_account": {
+      "description": "Bank account to pay; `null` clears.",
+      "type": [
+        "object",
+        "null"
+      ],
+      "required": [
+        "bank_code",
+        "agency",
+        "account_number"
+      ],
+      "properties": {
+        "bank_code": {
+          "description": "Bank code (COMPE).",
+          "type": "string",
+          "pattern": "^\\d{3}$",
+          "examples": [
+            "341"
+          ]
+        },
+        "agency": {
+          "description": "Branch digits.",
+          "type": "string",
+          "pattern": "^\\d{1,5}$",
+          "examples": [
+            "1234"
+          ]
+        },
+        "account_number": {
+          "description": "Account digits, optionally `-` and a check digit.",
+          "type": "string",
+          "pattern": "^\\d{1,20}(-[0-9Xx])?$",
+          "examples": [
+            "12345-6"
+          ]
+        }
+      },
+      "additionalProperties": false
     }
   },
   "additionalProperties": false
@@ -7240,6 +7836,8 @@ export const schema_people_list_fields: JsonSchema = {
       "is_customer",
       "is_supplier",
       "emails",
+      "pix_key",
+      "bank_account",
       "created_at",
       "updated_at",
       "created_by",

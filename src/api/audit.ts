@@ -76,7 +76,7 @@ export async function recordActivity(ctx: OperationContext, entry: ActivityEntry
       resource: entry.resource,
       record_id: entry.recordId,
       created_at: ctx.now().toISOString(),
-      details: entry.details ? JSON.stringify(entry.details) : null,
+      details: entry.details || ctx.activityDetails ? JSON.stringify({ ...ctx.activityDetails, ...entry.details }) : null,
     })
     .execute();
 }

@@ -63,7 +63,7 @@ function howToGet(caller: Caller, missing: readonly string[]): string {
 }
 
 /** Whether the membership holds a panel permission (admins hold them all; `none` is held by every member). */
-function holdsPermission(caller: Caller, permission: string): boolean {
+export function holdsPermission(caller: Caller, permission: string): boolean {
   const membership = caller.membership;
   if (membership === null) return false;
   return membership.isAdmin || permission === NO_PERMISSION || membership.permissions.has(permission);

@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { FilterOperator, OperationBounds } from '../runtime/types.js';
+import type { FilterOperator, OperationBounds, OperationRef } from '../runtime/types.js';
 import type { Deadline } from '../runtime/deadline.js';
 
 import type { Caller, Channel, TokenType } from '../identity/caller.js';
@@ -59,10 +59,11 @@ export interface FileOutput {
 
 /**
  * What an operation did, where a transport renders it differently: `created` (a new record or
- * link), `deleted` (nothing to answer). Absent for a read or a change that answers the record.
+ * link), `deleted` (nothing to answer), `pending_approval` (a money move above the approval
+ * threshold did not run: the body is its approval request; REST answers 202, MCP says so). Absent for a read or a change that answers the record.
  * Never an HTTP status: REST answers the route's generated success status, MCP a tool result.
  */
-export type OutcomeKind = 'created' | 'deleted';
+export type OutcomeKind = 'created' | 'deleted' | 'pending_approval';
 
 /** What an operation returns: data (`body`), a file, or nothing, and where it matters its outcome. */
 export interface OperationOutput {
@@ -109,6 +110,19 @@ export interface OperationContext {
    * Absent on reads.
    */
   readonly runApprovedMove?: (request: ApprovedMoveRequest) => Promise<OperationOutput>;
+  /**
+   * Another operation's contract, by operationId (src/api/execute.ts): an approval request names
+   * the move it will run, whose permission and scopes its approver needs. Absent outside `execute`.
+   */
+  readonly findOperation?: (operationId: string) => OperationRef | undefined;
+  /**
+   * The confirmation sentence of a destructive operation's call, for this caller
+   * (src/api/confirmation/describe.ts): an approval request keeps the one its requester confirmed.
+   * Absent when the service has no describers; resolves to null for an operation without one.
+   */
+  readonly describe?: (operationId: string, input: OperationInput) => Promise<string | null>;
+  /** Details every activity entry of this call carries (an approved move's: its request, who asked and who approved). */
+  readonly activityDetails?: Readonly<Record<string, unknown>>;
 }
 
 export type OperationHandler = (ctx: OperationContext, input: OperationInput) => Promise<OperationOutput>;

@@ -37,7 +37,8 @@ import { assertDeclaredBounds } from './bounds.js';
 import { isDatabaseUnavailable } from '../store/db-unavailable.js';
 import { createDeadline, DeadlineExceededError, type Deadline } from '../runtime/deadline.js';
 import { sql } from 'kysely';
-import type { ApprovedMoveRequest, OperationContext, OperationOutput as Output } from './context.js';
+import type { ApprovedMoveRequest, OperationContext, OperationInput, OperationOutput as Output } from './context.js';
+import type { ConfirmationDescribers } from './confirmation/describe.js';
 import { adviseMoneyMove, enforceMoneyMove, recordMoneyMove } from './money/controls.js';
 import { createApprovalRequest } from './money/approvals.js';
 import { findMeasure } from './money/measures.js';
@@ -50,6 +51,8 @@ export interface OperationServiceDeps {
   readonly budget?: ApiBudget | undefined;
   /** The services' clock as a `Date` (src/runtime/clock.ts): `ctx.now`, idempotency windows; default the system clock. */
   readonly now?: () => Date;
+  /** The confirmation sentences (src/api/confirmation/describe.ts): an approval request keeps its call's. Absent in unit tests. */
+  readonly describers?: ConfirmationDescribers | undefined;
   /** REQUEST_DEADLINE_MS (default 10000): each call's deadline, from its start. */
   readonly requestDeadlineMs?: number;
   /** On PostgreSQL a write's transaction gets what is left of the deadline as its `statement_timeout`. */
@@ -149,7 +152,20 @@ interface ReadyCall {
 function buildContext(runtime: Runtime, call: ReadyCall, db: Kysely<Database>): ListAwareContext {
   const { caller, workspaceId } = call.prepared;
   const { route } = call.compiled;
-  return { caller, workspaceId, db, now: runtime.now, deadline: call.deadline, bounds: route.bounds, listSpec: route.list, omitted: call.omitted };
+  return {
+    caller, workspaceId, db, now: runtime.now, deadline: call.deadline, bounds: route.bounds, listSpec: route.list, omitted: call.omitted,
+    findOperation: (operationId) => runtime.operations.get(operationId)?.route.operation,
+    describe: (operationId, input) => describeCall(runtime, { caller, workspaceId, db }, operationId, input),
+  };
+}
+
+/** A destructive call's confirmation sentence for `caller` (an approval request keeps it); null without a describer. */
+async function describeCall(
+  runtime: Runtime, on: Pick<OperationContext, 'caller' | 'workspaceId' | 'db'>, operationId: string, input: OperationInput,
+): Promise<string | null> {
+  const describer = runtime.deps.describers?.describerFor(operationId);
+  if (describer === undefined || on.workspaceId === null) return null;
+  return (await describer({ caller: on.caller, db: on.db, workspaceId: on.workspaceId, input, now: runtime.now })).message;
 }
 
 /** A write's context: its transaction, and the one way to run a money move a second person approved. */
@@ -173,7 +189,9 @@ async function runApprovedMove(runtime: Runtime, approving: OperationContext, re
   }
   compiled.validate(request.input);
   const caller = { ...approving.caller, personId: request.requester.personId, channel: request.requester.channel, tokenType: request.requester.tokenType };
-  const ctx: ListAwareContext = { ...approving, caller, bounds: compiled.route.bounds, listSpec: compiled.route.list };
+  // The move's own activity entries name the request and both people (docs/security.md#money-controls).
+  const activityDetails = { approval_request_id: request.approvalRequestId, requested_by: request.requester.personId, approved_by: approving.caller.personId };
+  const ctx: ListAwareContext = { ...approving, caller, bounds: compiled.route.bounds, listSpec: compiled.route.list, activityDetails };
   const decision = await enforceMoneyMove(ctx, operation, request.input, { approvedRequestId: request.approvalRequestId });
   if (!decision) throw new Error(`${request.operationId} measured no outflow`);
   for (const item of decision.measured.items) {

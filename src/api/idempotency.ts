@@ -5,7 +5,7 @@
  * a replay shows is the transports' (REST: `Idempotency-Replayed`, MCP: `_meta`, docs/protocol.md).
  *
  *   hashRequest(operationId, input): string
- *   findReplay(db, scope, hash, now): Promise<OperationOutput | null>   // the stored body; CONFLICT when the key was used for another request
+ *   findReplay(db, scope, hash, now): Promise<OperationOutput | null>   // the stored body (and a pending approval's outcome); CONFLICT when the key was used for another request
  *   storeResponse(db, scope, hash, output, now, random?): Promise<void>   // and, 1 time in 100, purgeExpiredKeys
  *   purgeExpiredKeys(db, workspaceId, now, limit?): Promise<number>        // ≤ limit expired rows of one workspace
  */
@@ -18,10 +18,12 @@ import { ApiError } from './errors.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * Written to the `response_status` column, which nothing reads any more: a replay answers the
- * route's generated success status like the first call did, so the api layer stores no status.
+ * Written to the `response_status` column: not an HTTP status (a replay answers the route's
+ * generated success status like the first call did), but the one outcome a replay must repeat —
+ * a money move that became an approval request (`pending_approval`: REST 202, the MCP note) — or 0.
  */
-const UNUSED_RESPONSE_STATUS = 0;
+const ANSWERED_RECORD = 0;
+const ANSWERED_APPROVAL_REQUEST = 1;
 
 export interface IdempotencyScope {
   readonly workspaceId: string;
@@ -73,7 +75,8 @@ export async function findReplay(db: Kysely<Database>, scope: IdempotencyScope, 
     return null;
   }
   if (row.request_hash !== hash || row.operation_id !== scope.operationId) throw conflict();
-  return row.response_body === null ? {} : { body: JSON.parse(row.response_body) as unknown };
+  const outcome = Number(row.response_status) === ANSWERED_APPROVAL_REQUEST ? { outcome: 'pending_approval' as const } : {};
+  return row.response_body === null ? outcome : { ...outcome, body: JSON.parse(row.response_body) as unknown };
 }
 
 /** Share of stored responses that also purge expired keys of their workspace. */
@@ -116,7 +119,7 @@ export async function storeResponse(
     key: scope.key,
     operation_id: scope.operationId,
     request_hash: hash,
-    response_status: UNUSED_RESPONSE_STATUS,
+    response_status: output.outcome === 'pending_approval' ? ANSWERED_APPROVAL_REQUEST : ANSWERED_RECORD,
     response_body: output.body === undefined ? null : JSON.stringify(output.body),
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),

@@ -49,11 +49,11 @@ export function createMinter(
       const type = options.type ?? 'personal';
       const scope = options.scope ?? DEFAULT_SCOPE;
       const ttl = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
+      if (type === 'oauth' && [...parseScopes(scope)].some(isExplicitOnlyScope)) {
+        throw new MintError('OAuth tokens never carry the Seguridad scopes nor finance.approvals.write; use --type personal.');
+      }
       if (type === 'oauth' && [...parseScopes(scope)].some(isWriteScope)) {
         throw new MintError('OAuth tokens carry read scopes only; use --type personal for write scopes.');
-      }
-      if (type === 'oauth' && [...parseScopes(scope)].some(isExplicitOnlyScope)) {
-        throw new MintError('OAuth tokens never carry the Seguridad scopes; use --type personal.');
       }
       if (!Number.isInteger(ttl) || ttl < 1) throw new MintError('The token lifetime must be a positive number of seconds.');
       if (ttl > maxLifetimeSeconds) {

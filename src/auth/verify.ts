@@ -72,7 +72,7 @@ function readIdentity(payload: JWTPayload): Identity {
   // docs/security.md#identity-and-tokens: an OAuth token keeps write scopes only when the person
   // approved changes on the consent page, which the Account states with `writes_approved`.
   if (tokenType === 'oauth' && writesApproved !== true) scopes = new Set([...scopes].filter((s) => !isWriteScope(s)));
-  // An OAuth grant never carries the Seguridad scopes (docs/security.md#oauth-login), whoever issued it.
+  // An OAuth grant never carries the Seguridad scopes nor finance.approvals.write (docs/security.md#oauth-login), whoever issued it.
   if (tokenType === 'oauth') scopes = new Set([...scopes].filter((s) => !isExplicitOnlyScope(s)));
   return { personId: sub, organizationId: org, scopes, tokenType: tokenType as TokenType, tokenId: jti, expiresAt: exp };
 }

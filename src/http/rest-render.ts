@@ -63,14 +63,18 @@ function rateLimitHeaders(budget: BudgetDecision | undefined): Record<string, st
   };
 }
 
+/** A money move that did not run: it waits for a second person, and the body is its approval request (docs/security.md#money-controls). */
+const ACCEPTED = 202;
+
 /**
  * The answer to a call that ran: the generated success status (the spec's first 2xx, whatever
- * the operation's outcome), its body or file, the budget and, on a replay, `Idempotency-Replayed`.
+ * the operation's outcome) — `202 Accepted` when a money move became an approval request
+ * instead — its body or file, the budget and, on a replay, `Idempotency-Replayed`.
  */
 export function toRestResponse(successStatus: number, done: ExecuteDone): RestResponse {
   const { output } = done;
   return {
-    status: successStatus,
+    status: output.outcome === 'pending_approval' ? ACCEPTED : successStatus,
     ...(output.body === undefined ? {} : { body: output.body }),
     ...(output.file ? { file: output.file } : {}),
     headers: { ...rateLimitHeaders(done.budget), ...(done.replayed ? { [REPLAYED_HEADER]: 'true' } : {}) },

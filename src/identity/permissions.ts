@@ -18,7 +18,12 @@ function listCrudPermissions(): string[] {
  */
 export const NO_PERMISSION = 'none';
 
-/** Every permission, sorted for stable output. */
+/**
+ * Every permission, sorted for stable output. `approvals.view` reads the approval requests of
+ * money moves (maker-checker, docs/security.md#money-controls); `approvals.approve` approves or
+ * rejects another person's, with the move's own permission too.
+ */
+// hand-kept-ok: the permission catalogue; payables.settle, receivables.settle and approvals.approve are permissions named like their operations
 export const ALL_PERMISSIONS: readonly string[] = [
   ...listCrudPermissions(),
   'payables.settle',
@@ -33,10 +38,13 @@ export const ALL_PERMISSIONS: readonly string[] = [
   'reconciliations.manage',
   'rules.view',
   'rules.manage',
+  'approvals.view',
+  'approvals.approve',
 ].sort();
 
 /**
- * The permissions that move money: a change under one of them also needs `finance.money.write`
+ * The permissions that move money (approving an approval request runs its move): a change under one of them also needs `finance.money.write`
  * (src/identity/resource-access.ts), as the operations granted by them do (openapi/README.md).
  */
-export const MONEY_PERMISSIONS: readonly string[] = ['payables.settle', 'receivables.settle', 'transactions.transfer'];
+// hand-kept-ok: permissions, not operations (three are named like the operations they govern)
+export const MONEY_PERMISSIONS: readonly string[] = ['payables.settle', 'receivables.settle', 'transactions.transfer', 'approvals.approve'];

@@ -7,7 +7,7 @@
 const SCOPE_RESOURCES = [
   'payables', 'receivables', 'transactions', 'accounts', 'categories', 'cost_centers', 'people',
   'companies', 'taxes', 'attachments', 'workspaces', 'activity', 'security',
-  'cash_flow', 'reconciliations', 'rules',
+  'cash_flow', 'reconciliations', 'rules', 'approvals',
 ] as const;
 
 export const MONEY_WRITE_SCOPE = 'finance.money.write';
@@ -40,9 +40,18 @@ export function isWriteScope(scope: string): boolean {
  */
 const EXPLICIT_ONLY_RESOURCES: readonly (typeof SCOPE_RESOURCES)[number][] = ['security'];
 
-const EXPLICIT_ONLY_SCOPES: ReadonlySet<string> = new Set(
-  EXPLICIT_ONLY_RESOURCES.flatMap((r) => [`finance.${r}`, `finance.${r}.write`]),
-);
+/**
+ * `finance.approvals.write` decides another person's approval request (maker-checker,
+ * docs/security.md#money-controls): a person's decision with a personal token, never an
+ * agent's, so it is explicit-only like Seguridad. Reading the requests (`finance.approvals`) is
+ * an ordinary read scope: agents list and read them.
+ */
+export const APPROVALS_WRITE_SCOPE = 'finance.approvals.write';
+
+const EXPLICIT_ONLY_SCOPES: ReadonlySet<string> = new Set([
+  ...EXPLICIT_ONLY_RESOURCES.flatMap((r) => [`finance.${r}`, `finance.${r}.write`]),
+  APPROVALS_WRITE_SCOPE,
+]);
 
 /** Whether a scope can only be granted by naming it (or, for reads, its `.write`). */
 export function isExplicitOnlyScope(scope: string): boolean {
@@ -51,9 +60,9 @@ export function isExplicitOnlyScope(scope: string): boolean {
 
 /**
  * The scopes an OAuth grant may carry and clients are offered (RFC 9728 `scopes_supported`, the
- * authorization server's scopes): every scope but the explicit-only ones. Seguridad stays a
- * person's decision, with a personal token (docs/security.md#oauth-login): an agent's connector
- * can never obtain it, however the consent page is answered.
+ * authorization server's scopes): every scope but the explicit-only ones. Seguridad and deciding
+ * an approval request stay a person's decision, with a personal token (docs/security.md#oauth-login):
+ * an agent's connector can never obtain them, however the consent page is answered.
  */
 export const OAUTH_SCOPES: readonly string[] = ALL_SCOPES.filter((s) => !isExplicitOnlyScope(s));
 
@@ -73,9 +82,10 @@ export const CHALLENGE_SCOPES: readonly string[] = [ALL_READ_SCOPE, ALL_WRITE_SC
  * - `finance.money.write` only by itself or `finance.all.write`;
  * - `finance.<res>.write` by itself or `finance.all.write`;
  * - `finance.<res>` (read) by itself, `finance.<res>.write`, `finance.all` or `finance.all.write`;
- * - except the explicit-only resources (`finance.security`, `finance.security.write`), which
- *   `finance.all` and `finance.all.write` never reach: `finance.security.write` by itself only,
- *   `finance.security` by itself or `finance.security.write`.
+ * - except the explicit-only scopes (`finance.security`, `finance.security.write`,
+ *   `finance.approvals.write`), which `finance.all` and `finance.all.write` never reach:
+ *   `finance.security.write` and `finance.approvals.write` by themselves only, `finance.security`
+ *   by itself or `finance.security.write` (`finance.approvals` is an ordinary read scope).
  */
 export function grantsScope(granted: ReadonlySet<string>, required: string): boolean {
   if (granted.has(required)) return true;

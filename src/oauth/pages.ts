@@ -114,7 +114,7 @@ export interface ConsentView {
 }
 
 /** The one line about what OAuth never grants (docs/security.md#oauth-login). */
-export const NEVER_LINE = 'Never the Seguridad settings (what agents may do): only you change them, with a personal token';
+export const NEVER_LINE = 'Never the Seguridad settings (what agents may do) nor approving money moves: only you do those, with a personal token';
 
 /**
  * What the grant allows, as at most six lines (`ul.access`), none contradicting another: the

@@ -24,6 +24,7 @@ export function grantedScopes(requested: readonly string[], approveWrites: boole
 function resourceLabel(resource: string): string {
   if (resource === 'activity') return 'the activity log';
   if (resource === 'cash_flow') return 'the cash flow';
+  if (resource === 'approvals') return 'approval requests';
   return resource.replace(/_/g, ' ');
 }
 
@@ -48,7 +49,7 @@ export interface AccessLines {
   readonly writes: readonly string[];
 }
 
-/** The 16 read scopes of an OAuth grant (all but Seguridad) read as "all", like `finance.all`. */
+/** The 17 read scopes of an OAuth grant (all but Seguridad) read as "all", like `finance.all`. */
 const ALL_READS: readonly string[] = OAUTH_SCOPES.filter((s) => !isWriteScope(s) && s !== ALL_READ_SCOPE);
 
 /**

@@ -6,7 +6,10 @@
  * patterns, bounds). `required` is dropped below the top level too: `fields` (sparse fieldsets)
  * may leave any property of a record out. MCP wants `type: "object"` at the top, so a body that
  * is not an object is wrapped as `{result: <body>}` (the SDKs' convention); a file answer is
- * described by its metadata (src/mcp/tools/result.ts); an empty answer (204) has no schema.
+ * described by its metadata (src/mcp/tools/result.ts); an empty answer (204) has no schema. A
+ * money move that declares a `202` (its approval request, when a second person must approve it
+ * first: docs/security.md#money-controls) answers the union of the record and the request,
+ * discriminated by `status`: `pending_approval` is the request's, never a record's.
  */
 import type { JsonSchema, SuccessResponse, ToolOutput } from './types.js';
 import { isPlainObject } from './values.js';
@@ -43,8 +46,31 @@ const FILE_OUTPUT_SCHEMA: JsonSchema = Object.freeze({
   required: ['content_type', 'size', 'file_name', 'sha256', 'download_path'],
 });
 
-/** The output of an operation's tool; null when the operation answers nothing. */
-export function toToolOutput(response: SuccessResponse): ToolOutput | null {
+/** The `status` of an approval request while it waits: what tells it apart from the record in a union output. */
+export const PENDING_APPROVAL_STATUS = 'pending_approval';
+
+/**
+ * The output of an operation's tool; null when the operation answers nothing. With a JSON
+ * `accepted` response (a `202` declared after the success response) and an object record, the
+ * union of both: `anyOf` [the record, the approval request with `status: "pending_approval"`].
+ */
+export function toToolOutput(response: SuccessResponse, accepted?: SuccessResponse): ToolOutput | null {
+  const output = toSingleOutput(response);
+  if (output === null || output.wrapped || accepted?.kind !== 'json') return output;
+  const record = compactSchema((response as { readonly schema: JsonSchema }).schema);
+  const pending = compactSchema(accepted.schema);
+  if (pending.type !== 'object') return output;
+  const union: JsonSchema = { type: 'object', anyOf: [record, waitingSide(pending)] };
+  return { schema: shareRepeatedShapes(union), wrapped: false, sameAs: null, union: { record: shareRepeatedShapes(record), pending: shareRepeatedShapes(pending) } };
+}
+
+/** The approval request's side of a union: its `status` is `pending_approval`, and it is required. */
+function waitingSide(pending: JsonSchema): JsonSchema {
+  const properties = isPlainObject(pending.properties) ? pending.properties : {};
+  return { ...pending, properties: { ...properties, status: { const: PENDING_APPROVAL_STATUS } }, required: ['status'] };
+}
+
+function toSingleOutput(response: SuccessResponse): ToolOutput | null {
   switch (response.kind) {
     case 'none':
       return null;
@@ -75,16 +101,43 @@ export function pointAtGetters<T extends { readonly name: string; readonly opera
   }
   return tools.map((tool) => {
     if (tool.operation.method === 'GET' || tool.output === null || tool.output.wrapped) return tool;
+    if (tool.output.union) return pointUnionAtGetters(tool, tool.output.union, getters);
     const getter = getters.get(JSON.stringify(tool.output.schema));
     if (getter === undefined) return tool;
-    const id = (tool.output.schema.properties as Obj | undefined)?.['id'];
     const schema: JsonSchema = {
       type: 'object',
       description: `The record, as ${getter} returns it (its outputSchema).`,
-      ...(isPlainObject(id) ? { properties: { id } } : {}),
+      ...idOnly(tool.output.schema),
     };
     return { ...tool, output: { schema, wrapped: false, sameAs: getter } };
   });
+}
+
+/** `{properties: {id}}` of a schema that has an `id` property, else nothing. */
+function idOnly(schema: JsonSchema): { properties?: Obj } {
+  const id = (schema.properties as Obj | undefined)?.['id'];
+  return isPlainObject(id) ? { properties: { id } } : {};
+}
+
+/**
+ * A union output points at both getters when both exist (the record's GET tool and the approval
+ * request's): the record's `id`, and the two sides told apart by `status` alone; the description
+ * names both tools. Otherwise the union stays in full.
+ */
+function pointUnionAtGetters<T extends { readonly output: ToolOutput | null }>(tool: T, union: NonNullable<ToolOutput['union']>, getters: ReadonlyMap<string, string>): T {
+  const getter = getters.get(JSON.stringify(union.record));
+  const requests = getters.get(JSON.stringify(union.pending));
+  if (getter === undefined || requests === undefined) return tool;
+  const schema: JsonSchema = {
+    type: 'object',
+    description: `The record, as ${getter} returns it (its outputSchema); or, when the move waits for a second person, an approval request with status "${PENDING_APPROVAL_STATUS}", as ${requests} returns it.`,
+    ...idOnly(union.record),
+    anyOf: [
+      { properties: { status: { not: { const: PENDING_APPROVAL_STATUS } } } },
+      { properties: { status: { const: PENDING_APPROVAL_STATUS } }, required: ['status'] },
+    ],
+  };
+  return { ...tool, output: { schema, wrapped: false, sameAs: getter, union } };
 }
 
 /** The schema with only the keywords of KEPT and the structure; `required` kept nowhere. */

@@ -144,6 +144,13 @@ export interface OperationDefinition {
   readonly successStatus: number;
   /** The body of that success response. */
   readonly successResponse: SuccessResponse;
+  /**
+   * A second success response, `202 Accepted`, declared after the first: a money move above the
+   * workspace's approval threshold answers the approval request a second person must approve
+   * instead of the record (docs/security.md#money-controls). Its tool's `outputSchema` is the union
+   * of both (src/runtime/output-schema.ts). Absent when the operation declares none.
+   */
+  readonly acceptedResponse?: SuccessResponse;
   /** The operation's OpenAPI `tags`, as declared (the MCP toolsets are built from them). */
   readonly tags: readonly string[];
   /** `x-kobana-bounds`: the cross-field and data bounds of the operation; null when it declares none. */
@@ -273,6 +280,12 @@ export interface ToolOutput {
    * (a write answering the record its resource's get returns; src/runtime/output-schema.ts).
    */
   readonly sameAs: string | null;
+  /**
+   * A money move that may wait for a second person (`acceptedResponse`): `schema` is the union of
+   * the record and the approval request, and these are its two sides, each as its own tool would
+   * describe it (so `pointAtGetters` can point at both). Absent for any other tool.
+   */
+  readonly union?: { readonly record: JsonSchema; readonly pending: JsonSchema };
 }
 
 /** A resource template: a view of a `GET /v1/<resource>/{id}` OperationDefinition (src/runtime/views.ts). */

@@ -37,7 +37,7 @@ export function buildViews(definitions: readonly OperationDefinition[]): Operati
 
 /** The tool of an operation: its input view (tool-view.ts), its typed output and its toolsets. */
 function toToolDefinition(definition: OperationDefinition & { readonly toolName: string }): ToolDefinition {
-  return { ...toToolView(definition), output: toToolOutput(definition.successResponse), toolsets: toToolsets(definition.tags) };
+  return { ...toToolView(definition), output: toToolOutput(definition.successResponse, definition.acceptedResponse), toolsets: toToolsets(definition.tags) };
 }
 
 /** Toolsets are the operation's tags in snake_case (`Cost Centers` → `cost_centers`); an untagged operation is in `other`. */

@@ -123,7 +123,7 @@ describe('every operation × documented status (REST, table-driven)', function (
         const scoped = await call(request, await api.token('ana', insufficientScope(route)));
         expect(scoped.status, JSON.stringify(scoped.body)).to.equal(403);
         expect(scoped.body.error.code).to.equal('insufficient_scope');
-        const bruno = await api.token('bruno', 'finance.all.write finance.security.write');
+        const bruno = await api.token('bruno', 'finance.all.write finance.security.write finance.approvals.write');
         if (route.operation.permission === 'none' && !route.operation.workspaceScoped) {
           // Needs no permission and runs in no workspace (workspaces.list): bruno is answered with his own workspace only.
           const res = await call(request, bruno);

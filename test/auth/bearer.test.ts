@@ -250,6 +250,16 @@ describe('auth.bearer(audience, limits)', () => {
     expect(res.body.scopes).to.deep.equal(['finance.payables', 'finance.payables.write']);
   });
 
+  it('drops finance.approvals.write from an OAuth token even with writes_approved (a second approver is a person with a personal token)', async () => {
+    const token = await craftToken(buildDefaultClaims(app), {
+      key: key.privateKey, kid: key.kid,
+      claims: { token_type: 'oauth', writes_approved: true, scope: 'finance.approvals finance.approvals.write finance.money.write' },
+    });
+    const res = await call(mcp, bearer(token));
+    expect(res.status).to.equal(200);
+    expect(res.body.scopes).to.deep.equal(['finance.approvals', 'finance.money.write']);
+  });
+
   it('returns 400 invalid_request when the token is in the query string', async () => {
     const token = await app.mintToken({ person: 'ana@demo.test' });
     const res = await call(mcp, {}, `?access_token=${token}`);

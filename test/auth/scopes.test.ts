@@ -67,8 +67,16 @@ describe('findMissingScopes(granted, required)', () => {
 });
 
 describe('isExplicitOnlyScope(scope)', () => {
-  it('marks exactly the security scopes', () => {
-    expect(ALL_SCOPES.filter(isExplicitOnlyScope)).to.deep.equal(['finance.security', 'finance.security.write']);
+  it('marks exactly the security scopes and finance.approvals.write (deciding another person\'s approval request)', () => {
+    expect(ALL_SCOPES.filter(isExplicitOnlyScope)).to.deep.equal(['finance.security', 'finance.security.write', 'finance.approvals.write']);
+  });
+
+  it('lets finance.all.write reach finance.approvals (read) but never finance.approvals.write', () => {
+    expect(grantsScope(parseScopes('finance.all.write'), 'finance.approvals')).to.equal(true);
+    expect(grantsScope(parseScopes('finance.all'), 'finance.approvals')).to.equal(true);
+    expect(grantsScope(parseScopes('finance.all.write'), 'finance.approvals.write')).to.equal(false);
+    expect(grantsScope(parseScopes('finance.approvals.write'), 'finance.approvals')).to.equal(true);
+    expect(grantsScope(parseScopes('finance.approvals.write'), 'finance.approvals.write')).to.equal(true);
   });
 });
 

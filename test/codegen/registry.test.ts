@@ -153,10 +153,13 @@ describe('generated/registry.gen.ts', () => {
     }
   });
 
-  it('keeps security settings REST-only: a route but no tool', () => {
+  it('keeps Seguridad and the approval decisions REST-only: a route but no tool, for exactly the operations of the finance.security and finance.approvals.write scopes', () => {
     const excludedIds = new Set(operations.filter((d) => d.toolName === null).map((d) => d.operation.operationId));
     const excluded = routes.filter((r) => excludedIds.has(r.operation.operationId));
-    expect(excluded.map((r) => r.operation.operationId).sort()).to.deep.equal(['security_settings.get', 'security_settings.update']);
+    // An agent must not unblock itself, nor be the second approver.
+    const personOnly = routes.filter((r) => r.operation.scopes.some((scope) => scope.startsWith('finance.security') || scope === 'finance.approvals.write'));
+    expect(excluded.map((r) => r.operation.operationId).sort()).to.deep.equal(personOnly.map((r) => r.operation.operationId).sort());
+    expect(excluded.map((r) => r.operation.operationId)).to.include.members(['security_settings.get', 'security_settings.update', 'approvals.approve', 'approvals.reject']);
     for (const route of excluded) expect(tools.some((t) => t.operation.operationId === route.operation.operationId)).to.equal(false);
   });
 

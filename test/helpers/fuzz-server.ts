@@ -48,7 +48,7 @@ export interface FuzzServerReady {
   readonly type: 'ready';
   readonly url: string;
   readonly database: 'sqlite' | 'postgres';
-  /** A personal token of ana for /v1 with every scope, security included. */
+  /** A personal token of ana for /v1 with every scope, security and approval decisions included. */
   readonly restToken: string;
   /** A personal token of ana for /mcp with every finance scope. */
   readonly mcpToken: string;
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     type: 'ready',
     url: app.url,
     database: app.services.dialect,
-    restToken: await app.mintToken({ person: DEMO.emails.ana, scope: 'finance.all.write finance.security.write', aud: 'api' }),
+    restToken: await app.mintToken({ person: DEMO.emails.ana, scope: 'finance.all.write finance.security.write finance.approvals.write', aud: 'api' }),
     mcpToken: await app.mintToken({ person: DEMO.emails.ana, scope: 'finance.all.write' }),
     workspaceId: DEMO.workspaces.matriz,
     leftovers: {

@@ -257,6 +257,22 @@ describe('OAuth never grants the Seguridad scopes (I3)', function () {
     const personal = await app.mintToken({ person: 'ana@demo.test', type: 'personal', scope: 'finance.security.write', aud: 'api' });
     expect([...(await app.services.auth.authenticator.authenticate(`Bearer ${personal}`, 'api')).scopes]).to.deep.equal(['finance.security.write']);
   });
+
+  it('nor finance.approvals.write (deciding a second approval): not granted with the tick, refused by npm run token, kept on a personal token', async () => {
+    const outcome = await authorize(app.url, clientId, { scope: 'finance.approvals finance.approvals.write finance.money.write offline_access', person: { allowWrites: true } });
+    expectConsistentLines(accessLines(outcome.pages[1] as string));
+    const token = await exchangeCode(app.url, clientId, outcome);
+    expect(token.scope?.split(' ').sort()).to.deep.equal(['finance.approvals', 'finance.money.write']);
+    let refused: unknown;
+    try {
+      await app.mintToken({ person: 'ana@demo.test', type: 'oauth', scope: 'finance.approvals.write' });
+    } catch (err) {
+      refused = err;
+    }
+    expect(String(refused)).to.match(/finance\.approvals\.write; use --type personal/);
+    const personal = await app.mintToken({ person: 'ana@demo.test', type: 'personal', scope: 'finance.approvals.write', aud: 'api' });
+    expect([...(await app.services.auth.authenticator.authenticate(`Bearer ${personal}`, 'api')).scopes]).to.deep.equal(['finance.approvals.write']);
+  });
 });
 
 describe('the sign-in limit (L3)', function () {

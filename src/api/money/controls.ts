@@ -5,9 +5,9 @@
  * - **advisory**, after the API budget and before the confirmation: the call is measured on the
  *   database as it is and held to the limits and the payee allowlist, so nobody is asked to
  *   confirm what would be refused now;
- * - **authoritative**, inside the write's transaction: the workspace's money moves are
- *   serialised (`pg_advisory_xact_lock` on PostgreSQL; SQLite runs one write transaction at a
- *   time), the call is measured again with its records locked, limits and allowlist checked
+ * - **authoritative**, inside the write's transaction: when a rolling limit applies, the
+ *   workspace's money moves are serialised (`pg_advisory_xact_lock` on PostgreSQL; SQLite runs
+ *   one write transaction at a time), the call is measured again with its records locked, limits and allowlist checked
  *   again, and above the approval threshold the move becomes an approval request instead;
  * - **recorded**: after the operation ran, one `money_moves` row per item in the same
  *   transaction, so only successful moves count, on every replica; an undo never deletes one.
@@ -68,8 +68,10 @@ export async function enforceMoneyMove(
   ctx: OperationContext, operation: OperationRef, input: OperationInput, options: { readonly approvedRequestId?: string } = {},
 ): Promise<MoneyDecision | null> {
   if (operation.outflow === null) return null;
-  await serialiseMoneyMoves(ctx);
   const controls = await loadMoneyControls(ctx.db, requireWorkspace(ctx));
+  // Only a rolling window depends on what concurrent moves commit: with none applying, nothing
+  // needs the moves of the workspace one after the other.
+  if (applicableLimits(controls, ctx.caller).some((limit) => limit.window !== 'move')) await serialiseMoneyMoves(ctx);
   const measured = await measureMove(ctx, operation, input, { lock: true });
   if (!measured) return null;
   await holdToControls(ctx, controls, measured);

@@ -5,8 +5,9 @@
  * a `resource_link` to the attachment, last in `content`); the workspace a workspace-scoped call
  * ran in named in `_meta` and in the second text block; an Idempotency-Key replay and a page cut
  * to fit marked in `_meta` and said in a further text block; every ApiError as `isError: true`
- * with the API envelope as its only text and no `structuredContent`. The one place MCP renders
- * operation outcomes.
+ * with the API envelope as its only text and no `structuredContent`; a money move that became an
+ * approval request says so in the second text block (nothing ran, who must approve, the request
+ * and its expiry). The one place MCP renders operation outcomes.
  */
 import type { ApiError, FileOutput, IssuedLink, OperationOutput } from '../../api/index.js';
 import { RawJson } from '../json-rpc.js';
@@ -87,11 +88,24 @@ function linkToResource(file: FileOutput): ContentBlock {
   return { type: 'resource_link', uri: `kobana://finance/attachments/${encodeURIComponent(file.attachmentId)}`, name: file.fileName, mimeType: file.contentType, size: file.size };
 }
 
+/**
+ * What a money move that became an approval request says, plainly, after its JSON: nothing ran,
+ * who must approve, the request and its expiry (docs/security.md#money-controls).
+ */
+function describePending(body: unknown): string {
+  const request = (typeof body === 'object' && body !== null ? body : {}) as { id?: unknown; expires_at?: unknown };
+  return `Nothing ran yet: this money move is above the workspace's approval threshold, so it waits for a second person. `
+    + `Another person (not the one who asked) with the approvals.approve permission and the move's own permission must approve approval request ${String(request.id)} `
+    + `before ${String(request.expires_at)}, over the REST API or on the Account's approval page; no tool can approve it. `
+    + `Tell the person; finance_approvals_get shows its status.`;
+}
+
 export function renderOutput(tool: ToolDefinition, output: OperationOutput, options: RenderOptions): ToolResult {
   const payload = toolPayload(output, options.downloadLink);
   // Operations that answer nothing (delete, unlink) get an empty object, so the text stays valid JSON.
   const json = payload === undefined ? '{}' : JSON.stringify(payload);
   const content: ContentBlock[] = [{ type: 'text' as const, text: json }];
+  if (output.outcome === 'pending_approval') content.push({ type: 'text', text: describePending(output.body) });
   const meta: Record<string, unknown> = {};
   if (options.workspace) {
     const { id, name } = options.workspace;

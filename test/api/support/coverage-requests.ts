@@ -29,6 +29,7 @@ import type { RestApp } from './rest-app.js';
 import { makeCnpj } from './documents.js';
 import { buildSmallPdf } from '../operations/attachments-fixtures.js';
 import { loadFixtures, type Fixtures } from '../rules/support.js';
+import { BRUNO_PERSON_ID } from '../../../src/seed/ids.js';
 
 /**
  * A record a request needs:
@@ -237,6 +238,15 @@ function actionRoute(resource: string, action: string): RouteDefinition {
   return route;
 }
 
+/** The id of the record a collection POST made: its body's, or the first of its `data` (an approval answers the entries it stored). */
+function createdId(body: Record<string, unknown>): string {
+  const data = body['data'];
+  const first = Array.isArray(data) ? (data[0] as Record<string, unknown> | undefined) : undefined;
+  const id = body['id'] ?? first?.['id'];
+  if (typeof id !== 'string') throw new Error(`coverage-requests: the POST answered no id: ${JSON.stringify(body)}`);
+  return id;
+}
+
 /** `take` that creates (resource kinds) or picks seeded (ref kinds) records in `workspace`, as ana over REST. */
 export async function createTaker(api: RestApp, workspace: string): Promise<Take> {
   const fixtures: Fixtures = await loadFixtures(api.app.services.db, workspace);
@@ -265,15 +275,39 @@ export async function createTaker(api: RestApp, workspace: string): Promise<Take
     if (!line) throw new Error('coverage-requests: the imported statement line is not listed');
     return { id: line.id };
   };
+  /**
+   * An approval request no collection POST makes (a settle above the approval threshold does): a
+   * pending one for a fresh payable, asked by bruno over REST — so ana, who runs the requests, is
+   * the second person who may decide it — with the settle's own derived body.
+   */
+  const approvalFor = async (): Promise<RecordRef> => {
+    const payableId = (await take('payables')).id;
+    const settle = await deriveRequest(actionRoute('payables', 'settle'), take, { record: { id: payableId } });
+    const payable = await run({ method: 'GET', path: `/v1/payables/${payableId}`, params: {} });
+    const now = api.app.services.clock.now();
+    const id = randomUUID();
+    const cents = Math.round(Number(payable['amount']) * 100);
+    await api.app.services.db.insertInto('approval_requests').values({
+      id, workspace_id: workspace, operation_id: 'payables.settle', input: JSON.stringify({ path: { id: payableId }, query: {}, body: settle.body }),
+      sentence: 'Pay the coverage payable?', amount_cents: cents,
+      items: JSON.stringify([{ record_id: payableId, kind: 'payable', cents, payee_person_id: payable['person_id'], account_id: payable['financial_account_id'], version: payable['version'], label: 'payable' }]),
+      person_id: payable['person_id'] as string | null, financial_account_id: payable['financial_account_id'] as string | null,
+      requested_by: BRUNO_PERSON_ID, requested_via: 'api', token_type: 'personal', status: 'pending_approval',
+      created_at: new Date(now).toISOString(), expires_at: new Date(now + 24 * 3_600_000).toISOString(),
+      decided_by: null, decided_via: null, decided_at: null, decision_reason: null, result: null, version: 1,
+    }).execute();
+    return { id };
+  };
   const take: Take = async (kind) => {
     if (kind.startsWith('statement_line_for:')) return lineFor(kind);
+    if (kind === 'approvals') return approvalFor();
     if (kind.startsWith('ref:')) {
       const id = refs[kind];
       if (!id) throw new Error(`coverage-requests: no seeded ${kind}`);
       return { id };
     }
     const [resource, action] = kind.split('+') as [string, string | undefined];
-    const id = (await run(await deriveRequest(creatorOf(resource), take, { minimal: true })))['id'] as string;
+    const id = createdId(await run(await deriveRequest(creatorOf(resource), take, { minimal: true })));
     if (!action) return { id };
     const request = await deriveRequest(actionRoute(resource, action), take, { record: { id } });
     await run(request);

@@ -78,7 +78,7 @@ export async function startRestApp(options: StartTestAppOptions = {}): Promise<R
   // Minted on the app's clock: a test that moves the clock (test/helpers/clock.ts) gets a fresh
   // token once its cached one was minted more than ten minutes before (or after) the clock's now.
   const tokens = new Map<string, { readonly value: string; readonly mintedAt: number }>();
-  async function token(person: 'ana' | 'bruno' | 'carla', scope = 'finance.all.write finance.security.write'): Promise<string> {
+  async function token(person: 'ana' | 'bruno' | 'carla', scope = 'finance.all.write finance.security.write finance.approvals.write'): Promise<string> {
     const key = `${person} ${scope}`;
     const now = app.services.clock.now();
     const cached = tokens.get(key);

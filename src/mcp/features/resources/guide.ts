@@ -32,6 +32,7 @@ Back-office finance of one organization: what the company owes (payables), what 
 | Who changed what? | \`finance_activity_list\` |
 | Record a payment or a receipt | \`finance_payables_settle\`, \`finance_receivables_settle\` (undo with \`finance_payables_reopen\`, \`finance_receivables_reopen\`) |
 | Move money between two accounts | \`finance_transfers_create\` |
+| Which money moves wait for a second person? | \`finance_approvals_list\` (\`status\` pending: the ones the person may approve), \`finance_approvals_get\`; approving is the person's, over REST or the Account page, never a tool |
 | Classify a statement line | \`finance_transactions_update\` (\`category_id\`); automatic rules: \`finance_classification_rules_list\` |
 
 Every record can also be read as a resource: \`kobana://finance/<resource>/<id>\`
