@@ -110,6 +110,13 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
   const workspaceScoped = readWorkspaceScoped(ctx, pointer, operation);
   const ref = planRef(subject, path, operation, { declaredOperationId, mcp, access, workspaceScoped });
   if (ctx.settings.checks.has('safety-metadata')) checkSafetyMetadata({ file: ctx.file, pointer, ref, headers: parameters.all.filter((p) => p.in === 'header').map((p) => p.name) });
+  const acceptedResponse = extractAcceptedResponse(operation.responses);
+  // A move out may wait for a second person (docs/security.md#money-controls): its contract says
+  // what it then answers, so its tool's outputSchema is the union of the record and the request.
+  if (ctx.settings.checks.has('safety-metadata') && ref.outflow !== null && acceptedResponse === null) {
+    throw new CodegenError('MISSING_EXTENSION', ctx.file, `${pointer}/responses`,
+      `${ref.operationId} moves money out (x-kobana-moves-money.outflow) and must declare a 202 response with the approval request it answers above the approval threshold`);
+  }
   return {
     file: ctx.file,
     pointer,
@@ -121,7 +128,7 @@ export function planOperation(ctx: PlanContext, path: string, method: HttpMethod
     requestBody,
     successStatus: extractSuccessStatus(operation.responses),
     successResponse,
-    acceptedResponse: extractAcceptedResponse(operation.responses),
+    acceptedResponse,
     tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string' && tag !== '') : [],
     mcp,
     confirm: operation['x-kobana-confirm'],

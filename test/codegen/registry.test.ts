@@ -159,6 +159,7 @@ describe('generated/registry.gen.ts', () => {
     // An agent must not unblock itself, nor be the second approver.
     const personOnly = routes.filter((r) => r.operation.scopes.some((scope) => scope.startsWith('finance.security') || scope === 'finance.approvals.write'));
     expect(excluded.map((r) => r.operation.operationId).sort()).to.deep.equal(personOnly.map((r) => r.operation.operationId).sort());
+    // hand-kept-ok: the four that must stay REST-only whatever the scopes say
     expect(excluded.map((r) => r.operation.operationId)).to.include.members(['security_settings.get', 'security_settings.update', 'approvals.approve', 'approvals.reject']);
     for (const route of excluded) expect(tools.some((t) => t.operation.operationId === route.operation.operationId)).to.equal(false);
   });

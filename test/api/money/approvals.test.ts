@@ -152,6 +152,28 @@ describe('money controls: a second approver (REST and MCP)', function () {
     expect(asked).to.include({ person_id: DEMO.persons.bruno, resource: 'approvals' });
   });
 
+  it('a batch over the threshold becomes one approval request; approved, every title of it runs once, counted per title', async () => {
+    await setBrunoPermissions(api.app.services.db, BRUNO_REQUESTER);
+    const ids = [await pickPendingPayable(api.app.services.db, used), await pickPendingPayable(api.app.services.db, used), await pickPendingPayable(api.app.services.db, used)];
+    const asked = await api.call('POST', '/v1/payables/settle-batch', {
+      workspace: WS, token: await bruno(), headers: { 'idempotency-key': randomUUID() }, body: { items: ids.map((id) => ({ id, payment_date: '2026-06-10' })) },
+    });
+    expect(ids).to.have.length(3);
+    expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
+    expect(asked.body).to.include({ status: 'pending_approval', operation: 'payables.settle_batch' });
+    expect((asked.body.items as { record_id: string }[]).map((item) => item.record_id).sort()).to.deep.equal([...ids].sort());
+    expect(asked.body.description).to.match(/^Settle 3 payables totalling R\$ /);
+    for (const id of ids) expect(await ledgerOf(api.app.services.db, id)).to.deep.include({ settlements: 0 });
+    const approved = await decide(asked.body.id, 'approve', await ana());
+    expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
+    expect(approved.body.status).to.equal('approved');
+    for (const id of ids) expect(await ledgerOf(api.app.services.db, id)).to.deep.equal({ title: { status: 'paid', version: 2 }, settlements: 1 });
+    const moves = await api.app.services.db.selectFrom('money_moves').select(['record_id', 'person_id', 'approval_request_id'])
+      .where('workspace_id', '=', WS).where('approval_request_id', '=', asked.body.id).execute();
+    expect(moves.map((m) => m.record_id).sort()).to.deep.equal([...ids].sort());
+    expect(moves.map((m) => m.person_id)).to.deep.equal(ids.map(() => DEMO.persons.bruno));
+  });
+
   it('rejection, expiry and a changed record leave the ledger untouched; the request says why', async () => {
     const rejected = await pendingRequest();
     const rejection = await decide(rejected.id, 'reject', await ana(), { reason: 'Not this month' });
