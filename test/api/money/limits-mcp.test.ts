@@ -70,6 +70,25 @@ describe('money controls over MCP, and what an agent may know', function () {
     expectInputRequired(await callTool(app.url, personal, 'finance_payables_settle', settleArgs(id)));
   });
 
+  it('refuses a move over the 24-hour total and over the hourly count before the person is asked', async () => {
+    const [first, second, third] = [await pickPendingPayable(app.services.db, used), await pickPendingPayable(app.services.db, used), await pickPendingPayable(app.services.db, used)];
+    const asked = expectInputRequired(await callTool(app.url, personal, 'finance_payables_settle', settleArgs(first)));
+    expect(expectSuccess(await callTool(app.url, personal, 'finance_payables_settle', settleArgs(first), { requestState: asked.requestState, inputResponses: accept() }))['status']).to.equal('paid');
+    const paid = await amountOf(first);
+    const nonces = await countNonces(app.services.db);
+    await seguridad('PATCH', { money_controls: { limits: [{ window: '1h', count: 1, channels: ['mcp'] }] } });
+    const hourly = await callTool(app.url, personal, 'finance_payables_settle', settleArgs(second));
+    expectToolError(hourly, 'LIMIT_EXCEEDED');
+    expect(JSON.parse(((hourly.body.result?.['content'] as { text: string }[])[0] as { text: string }).text).error.details).to.include({ window: '1h', limit: 1, used: 1, requested: 1 });
+    await seguridad('PATCH', { money_controls: { limits: [{ window: '24h', amount: ((paid + 1) / 100).toFixed(2), channels: ['mcp'] }] } });
+    const daily = await callTool(app.url, personal, 'finance_payables_settle', settleArgs(third));
+    expectToolError(daily, 'LIMIT_EXCEEDED');
+    expect(JSON.parse(((daily.body.result?.['content'] as { text: string }[])[0] as { text: string }).text).error.details).to.include({ window: '24h', used: (paid / 100).toFixed(2) });
+    expect(await countNonces(app.services.db), 'no confirmation was asked or spent').to.equal(nonces);
+    expect((await readTitle(app.services.db, second))?.status).to.equal('pending');
+    expect((await readTitle(app.services.db, third))?.status).to.equal('pending');
+  });
+
   it('refuses the confirmed retry inside the transaction when the allowance went meanwhile, and keeps the confirmation unspent', async () => {
     const [first, second] = [await pickPendingPayable(app.services.db, used), await pickPendingPayable(app.services.db, used)];
     const total = await amountOf(first) + await amountOf(second);
