@@ -6,7 +6,7 @@
  * passed into the SQL), so replicas and tests agree on them.
  *
  *   applicableLimits(controls, caller): SpendingLimit[]     // the limits a call on the caller's channel meets
- *   assertWithinLimits(ctx, controls, measured): Promise<void>  // LIMIT_EXCEEDED {limit, window, used, requested, resets_at}
+ *   assertWithinLimits(ctx, controls, measured): Promise<void>  // LIMIT_EXCEEDED {limit, window, used, requested, resets_at} (+ index, record_id of a batch's item over a per-move cap)
  *   readAllowances(ctx, controls): Promise<Allowance[]>     // used / remaining / resets_at per applicable limit
  */
 import { sql } from 'kysely';
@@ -78,14 +78,16 @@ function isRolling(limit: SpendingLimit): limit is SpendingLimit & { window: '24
 const show = (limit: SpendingLimit, value: number): string | number => (limit.window === '1h' ? value : formatCents(value));
 
 const MESSAGES: Readonly<Record<LimitWindow, string>> = {
-  move: 'The move is over the workspace\'s limit per money move on this channel; nothing was changed.',
-  '24h': 'The move would exceed the workspace\'s 24-hour total for money moves on this channel; nothing was changed.',
-  '1h': 'The move would exceed the workspace\'s number of money moves per hour on this channel; nothing was changed.',
+  move: 'The move is over the workspace\'s limit per money move on this channel; nothing was changed. Do not retry it: tell the person (only a Seguridad admin can change the limits).',
+  '24h': 'The move would exceed the workspace\'s 24-hour total for money moves on this channel; nothing was changed. Do not retry before details.resets_at (null: it never fits this limit); tell the person.',
+  '1h': 'The move would exceed the workspace\'s number of money moves per hour on this channel; nothing was changed. Do not retry before details.resets_at (null: it never fits this limit); tell the person.',
 };
 
-function exceeded(limit: SpendingLimit, cap: number, used: number, requested: number, resetsAt: string | null): ApiError {
+/** The refusal; for a call of several items (a batch, a reconciliation) the per-move one names the item over the cap. */
+function exceeded(limit: SpendingLimit, cap: number, used: number | null, requested: number, resetsAt: string | null, item?: { index: number; recordId: string | null }): ApiError {
   return new ApiError('LIMIT_EXCEEDED', MESSAGES[limit.window], {
-    limit: show(limit, cap), window: limit.window, used: show(limit, used), requested: show(limit, requested), resets_at: resetsAt,
+    limit: show(limit, cap), window: limit.window, used: used === null ? null : show(limit, used), requested: show(limit, requested), resets_at: resetsAt,
+    ...(item ? { index: item.index, record_id: item.recordId } : {}),
   });
 }
 
@@ -94,8 +96,9 @@ export async function assertWithinLimits(ctx: OperationContext, controls: MoneyC
   for (const limit of applicableLimits(controls, ctx.caller)) {
     if (!isRolling(limit)) {
       const cap = limit.amountCents as number;
-      const over = measured.items.find((item) => item.cents > cap);
-      if (over) throw exceeded(limit, cap, 0, over.cents, null);
+      const index = measured.items.findIndex((item) => item.cents > cap);
+      const over = measured.items[index];
+      if (over) throw exceeded(limit, cap, null, over.cents, null, measured.items.length > 1 ? { index, recordId: over.recordId } : undefined);
       continue;
     }
     const cap = (limit.window === '1h' ? limit.count : limit.amountCents) as number;

@@ -10,7 +10,7 @@
 import type { OperationContext, OperationInput } from '../context.js';
 import type { OperationRef } from '../../runtime/types.js';
 import { parseMoneyInput } from '../money.js';
-import { readBody } from '../records.js';
+import { readBody, requireWorkspace } from '../records.js';
 import { assertTitleAction, findTitleForUpdate, planSettlement, type SettlementPlan } from '../rules/settlement.js';
 import { prepareBatch } from '../rules/settlement-batch.js';
 import { findTitle, PAYABLES } from '../rules/title-records.js';
@@ -51,9 +51,40 @@ const transfer: MoneyMeasure = async (_ctx, input) => {
   return [{ kind: 'transfer', recordId: null, cents, payeePersonId: null, accountId: from, version: null, label: 'transfer' }];
 };
 
+/**
+ * `reconciliations.create`: the open payables it settles (each at its amount, as the
+ * reconciliation settles it, to the payable's person, from the statement lines' account). A
+ * reconciliation records a bank movement, but its lines can come from any imported file, so the
+ * payables it marks paid are held to the money controls like a settle. Items already settled,
+ * receivables and transactions move nothing out.
+ */
+const reconciliationSettlement: MoneyMeasure = async (ctx, input, { lock }) => {
+  const body = readBody(input.body);
+  const items = Array.isArray(body['items']) ? (body['items'] as Record<string, unknown>[]) : [];
+  const payableIds = items.filter((item) => item['type'] === 'payable').map((item) => String(item['id']));
+  if (payableIds.length === 0) return [];
+  const lineIds = Array.isArray(body['statement_line_ids']) ? (body['statement_line_ids'] as unknown[]).map(String) : [];
+  const line = lineIds.length === 0 ? undefined : await ctx.db.selectFrom('statement_lines').select('financial_account_id')
+    .where('workspace_id', '=', requireWorkspace(ctx)).where('id', 'in', lineIds).orderBy('id').limit(1).executeTakeFirst();
+  const measured: MoneyItem[] = [];
+  for (const id of payableIds) {
+    const title = await ctx.db.selectFrom('titles').selectAll().where('workspace_id', '=', requireWorkspace(ctx)).where('id', '=', id).where('kind', '=', 'payable').executeTakeFirst();
+    // A payable that does not exist, or one not open, is the reconciliation's own refusal or moves nothing.
+    if (!title || title.status !== 'pending') continue;
+    const locked = lock ? await findTitleForUpdate(ctx, PAYABLES, id) : title;
+    if (locked.status !== 'pending') continue;
+    measured.push({
+      kind: 'payable', recordId: locked.id, cents: Number(locked.amount_cents), payeePersonId: locked.person_id,
+      accountId: line?.financial_account_id ?? locked.financial_account_id, version: Number(locked.version), label: `payable ${JSON.stringify(locked.description)}`,
+    });
+  }
+  return measured;
+};
+
 export const MONEY_MEASURES: Readonly<Record<string, MoneyMeasure>> = Object.freeze({
   'payable-settlement': payableSettlement,
   'payable-batch-settlement': payableBatchSettlement,
+  'reconciliation-settlement': reconciliationSettlement,
   transfer,
 });
 

@@ -80,7 +80,7 @@ describe('money controls over settle batches (REST)', function () {
     const ids = await createTitles('payables', ['400.00', '300.00', '480.00']);
     // Each title is within 500, and so is the third one's amount, but it pays 480 + 30 interest.
     expectLimitExceeded(await settleBatch('payables', [{ id: ids[0] }, { id: ids[1] }, { id: ids[2], interest_amount: '30.00' }]),
-      { limit: '500.00', window: 'move', used: '0.00', requested: '510.00', resets_at: null });
+      { limit: '500.00', window: 'move', used: null, requested: '510.00', resets_at: null, index: 2, record_id: ids[2] });
     expect(await pending(ids)).to.equal(3);
     expect(await moves()).to.equal(0);
     // The batch's 1,180.00 total is over 500, but no single title is: it runs, one move per title.

@@ -61,7 +61,7 @@ describe('money controls over MCP, and what an agent may know', function () {
     expectToolError(answer, 'LIMIT_EXCEEDED');
     const text = ((answer.body.result?.['content'] as { text: string }[])[0] as { text: string }).text;
     expect(JSON.parse(text).error.details).to.deep.equal({
-      limit: ((cents - 1) / 100).toFixed(2), window: 'move', used: '0.00', requested: (cents / 100).toFixed(2), resets_at: null,
+      limit: ((cents - 1) / 100).toFixed(2), window: 'move', used: null, requested: (cents / 100).toFixed(2), resets_at: null,
     });
     expect((await readTitle(app.services.db, id))?.status).to.equal('pending');
     expect(await countNonces(app.services.db)).to.equal(nonces);

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { startRestApp, type CallResult, type RestApp } from '../support/rest-app.js';
 import { DEMO } from '../../helpers/index.js';
+import { buildSmallOfx } from '../support/coverage-requests.js';
 import { createManualClock, type ManualClock } from '../../helpers/clock.js';
 
 const WS = DEMO.workspaces.filial;
@@ -78,7 +79,7 @@ describe('money controls: spending limits (REST)', function () {
     const over = await createTitle('payables', '480.00');
     // 480 + 30 interest − 5 discount = 505 paid: over 500, though the payable's amount is not.
     expectLimitExceeded(await settle('payables', over, { interest_amount: '30.00', discount_amount: '5.00' }),
-      { limit: '500.00', window: 'move', used: '0.00', requested: '505.00', resets_at: null });
+      { limit: '500.00', window: 'move', used: null, requested: '505.00', resets_at: null });
     expect(await statusOf(over)).to.equal('pending');
     const within = await settle('payables', over, { interest_amount: '25.00', discount_amount: '5.00' });
     expect(within.status, JSON.stringify(within.body)).to.equal(200);
@@ -132,8 +133,27 @@ describe('money controls: spending limits (REST)', function () {
     const transfer = (amount: string) => api.call('POST', '/v1/transfers', {
       workspace: WS, body: { from_account_id: accountId, to_account_id: other.body.id, amount, occurred_at: '2026-06-10' },
     });
-    expectLimitExceeded(await transfer('100.00'), { limit: '99.99', window: 'move', used: '0.00', requested: '100.00', resets_at: null });
+    expectLimitExceeded(await transfer('100.00'), { limit: '99.99', window: 'move', used: null, requested: '100.00', resets_at: null });
     expect((await transfer('99.99')).status).to.equal(201);
+  });
+
+  it('holds a reconciliation that settles open payables to the limits and counts them (its statement lines can come from any file)', async () => {
+    const payable = await createTitle('payables', '300.00');
+    const fitid = randomUUID();
+    const imported = await api.call('POST', `/v1/accounts/${accountId}/statements`, { workspace: WS, body: { file_name: 'line.ofx', content_base64: buildSmallOfx(fitid, -30_000).toString('base64') } });
+    expect(imported.status, JSON.stringify(imported.body)).to.equal(201);
+    const lines = await api.call('GET', `/v1/accounts/${accountId}/statement-lines?limit=100&status=unreconciled`, { workspace: WS });
+    const line = (lines.body.data as { id: string; fitid: string }[]).find((l) => l.fitid === fitid) as { id: string };
+    const reconcile = () => api.call('POST', '/v1/reconciliations', { workspace: WS, body: { statement_line_ids: [line.id], items: [{ type: 'payable', id: payable }] } });
+    await setControls({ limits: [{ window: 'move', amount: '299.99' }] });
+    expectLimitExceeded(await reconcile(), { limit: '299.99', window: 'move', used: null, requested: '300.00', resets_at: null });
+    expect(await statusOf(payable)).to.equal('pending');
+    await setControls({ limits: [{ window: '24h', amount: '1000.00' }] });
+    const done = await reconcile();
+    expect(done.status, JSON.stringify(done.body)).to.equal(201);
+    expect(await statusOf(payable)).to.equal('paid');
+    const moves = await api.app.services.db.selectFrom('money_moves').select(['operation_id', 'amount_cents', 'record_id']).where('workspace_id', '=', WS).execute();
+    expect(moves.map((m) => ({ ...m, amount_cents: Number(m.amount_cents) }))).to.deep.equal([{ operation_id: 'reconciliations.create', amount_cents: 30_000, record_id: payable }]);
   });
 
   it('applies a limit only to its channels, its person and its token type', async () => {
