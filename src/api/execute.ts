@@ -175,6 +175,39 @@ function buildWriteContext(runtime: Runtime, call: ReadyCall, trx: Kysely<Databa
 }
 
 /**
+ * The requester's membership as it is now (the move runs as theirs): active, granted the request's
+ * workspace and holding the move's permissions, else CONFLICT — the approval cannot run what its
+ * requester may no longer do, and the request stays pending.
+ */
+async function loadRequesterMembership(approving: OperationContext, personId: string, operation: OperationRef): Promise<NonNullable<Caller['membership']>> {
+  const refused = new ApiError('CONFLICT', 'The person who asked for this move can no longer make it (their membership, permissions or workspaces changed); nothing was changed.');
+  const row = await approving.db.selectFrom('memberships').select(['id', 'status', 'is_admin', 'permissions'])
+    .where('organization_id', '=', approving.caller.organizationId).where('person_id', '=', personId).executeTakeFirst();
+  const workspaceId = approving.workspaceId;
+  if (!row || row.status !== 'active' || workspaceId === null) throw refused;
+  const isAdmin = Number(row.is_admin) === 1;
+  const granted = isAdmin || (await approving.db.selectFrom('membership_workspaces').select('workspace_id')
+    .where('membership_id', '=', row.id).where('workspace_id', '=', workspaceId).executeTakeFirst()) !== undefined;
+  if (!granted) throw refused;
+  let listed: unknown;
+  try {
+    listed = JSON.parse(row.permissions);
+  } catch {
+    listed = [];
+  }
+  const membership: NonNullable<Caller['membership']> = {
+    status: 'active', isAdmin, permissions: new Set(Array.isArray(listed) ? listed.filter((p): p is string => typeof p === 'string') : []),
+    workspaceIds: [workspaceId], workspaceNames: approving.caller.membership?.workspaceNames ?? new Map(),
+  };
+  try {
+    assertPermission({ ...approving.caller, personId, membership }, operation);
+  } catch {
+    throw refused;
+  }
+  return membership;
+}
+
+/**
  * An approved request's move, in the approving call's transaction (docs/security.md#money-controls):
  * its operation's own handler with the original arguments (validated again against the route),
  * as the requester on their channel; the limits and the allowlist held again, never the
@@ -188,7 +221,8 @@ async function runApprovedMove(runtime: Runtime, approving: OperationContext, re
     throw new Error(`An approval request names ${request.operationId}, which is not a money move out`);
   }
   compiled.validate(request.input);
-  const caller = { ...approving.caller, personId: request.requester.personId, channel: request.requester.channel, tokenType: request.requester.tokenType };
+  const membership = await loadRequesterMembership(approving, request.requester.personId, operation);
+  const caller = { ...approving.caller, personId: request.requester.personId, channel: request.requester.channel, tokenType: request.requester.tokenType, membership };
   // The move's own activity entries name the request and both people (docs/security.md#money-controls).
   const activityDetails = { approval_request_id: request.approvalRequestId, requested_by: request.requester.personId, approved_by: approving.caller.personId };
   const ctx: ListAwareContext = { ...approving, caller, bounds: compiled.route.bounds, listSpec: compiled.route.list, activityDetails };

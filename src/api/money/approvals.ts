@@ -58,6 +58,25 @@ async function describeMove(ctx: OperationContext, operation: OperationRef, inpu
 }
 
 /**
+ * One live request per record: a title already waiting for a second person is not asked for again
+ * (an approver would otherwise see two requests and could approve both; the second could never
+ * run). Its rows are locked by the measure, so two concurrent asks for one title see each other.
+ */
+async function assertNoLiveRequest(ctx: OperationContext, measured: MeasuredMove, now: Date): Promise<void> {
+  const ids = measured.items.flatMap((item) => (item.recordId === null ? [] : [item.recordId]));
+  if (ids.length === 0) return;
+  const live = await ctx.db.selectFrom('approval_requests').select('id')
+    .where('workspace_id', '=', requireWorkspace(ctx)).where('status', '=', PENDING).where('expires_at', '>', now.toISOString())
+    .where((eb) => eb.or(ids.map((id) => eb('items', 'like', `%"record_id":${JSON.stringify(id)}%`))))
+    .orderBy('created_at').limit(1).executeTakeFirst();
+  if (live) {
+    throw new ApiError('CONFLICT', 'A record of this move already waits for a second person\'s approval; nothing was changed. Read that request, or ask for it to be rejected first.', {
+      approval_request_id: live.id,
+    });
+  }
+}
+
+/**
  * Inside the move's transaction, instead of the operation: the request row (the sentence, the
  * stored input, the measured items with their versions, the expiry on the services' clock),
  * the requester's activity entry, and the request as the answer (`outcome: 'pending_approval'`).
@@ -69,6 +88,7 @@ export async function createApprovalRequest(
   const { caller } = ctx;
   if (caller.channel === 'link') throw new Error('a download link cannot ask for a money move');
   const now = ctx.now();
+  await assertNoLiveRequest(ctx, measured, now);
   const row: Row = {
     id: randomUUID(), workspace_id: workspaceId, operation_id: operation.operationId, input: storedInput(input),
     sentence: await describeMove(ctx, operation, input), amount_cents: measured.totalCents,
@@ -274,6 +294,8 @@ export type ApprovalDecision = { readonly kind: 'approve' } | { readonly kind: '
  */
 export async function decideApprovalRequest(ctx: OperationContext, id: string, decision: ApprovalDecision): Promise<OperationOutput> {
   const row = await findRequest(ctx, id);
+  // A request the caller may not see is not found, whatever they try to do with it (as approvals.get answers).
+  if (!isVisible(ctx, row)) throw notFound(LABEL);
   const move = moveOf(ctx, row);
   await assertMayDecide(ctx, row, move);
   const status = decision.kind === 'approve' ? 'approved' : 'rejected';

@@ -9,7 +9,8 @@
  */
 import type { OperationContext, OperationInput } from '../context.js';
 import type { OperationRef } from '../../runtime/types.js';
-import { parseMoneyInput } from '../money.js';
+import { MAX_BALANCE_CENTS, parseMoneyInput } from '../money.js';
+import { ApiError } from '../errors.js';
 import { readBody, requireWorkspace } from '../records.js';
 import { assertTitleAction, findTitleForUpdate, planSettlement, type SettlementPlan } from '../rules/settlement.js';
 import { prepareBatch } from '../rules/settlement-batch.js';
@@ -98,5 +99,8 @@ export function findMeasure(name: string): MoneyMeasure {
 export async function measureMove(ctx: OperationContext, operation: OperationRef, input: OperationInput, options: { readonly lock: boolean }): Promise<MeasuredMove | null> {
   if (operation.outflow === null) return null;
   const items: readonly MoneyItem[] = await findMeasure(operation.outflow)(ctx, input, options);
-  return { operationId: operation.operationId, items, totalCents: items.reduce((sum, item) => sum + item.cents, 0) };
+  const totalCents = items.reduce((sum, item) => sum + item.cents, 0);
+  // A total no amount of the API can render (Money: 12 integer digits) could never run: refused before any limit or request names it.
+  if (BigInt(totalCents) > MAX_BALANCE_CENTS) throw new ApiError('UNPROCESSABLE_ENTITY', 'The move\'s total is over 999999999999.99; nothing was changed.');
+  return { operationId: operation.operationId, items, totalCents };
 }

@@ -111,7 +111,7 @@ describe('money controls: a second approver (REST and MCP)', function () {
     expect(stored.input).to.not.include(key);
   });
 
-  it('refuses the requester their own request (even with approvals.approve), and an approver without the move\'s own permission', async () => {
+  it('refuses the requester their own request (even with approvals.approve), and an approver without the move\'s own permission (who does not see it)', async () => {
     await setBrunoPermissions(api.app.services.db, [...BRUNO_REQUESTER, 'approvals.approve']);
     const own = await pendingRequest();
     const refused = await decide(own.id, 'approve', await bruno());
@@ -121,9 +121,12 @@ describe('money controls: a second approver (REST and MCP)', function () {
     // Ana asks; bruno may approve requests but may not settle payables.
     const anas = await pendingRequest(await ana());
     await setBrunoPermissions(api.app.services.db, ['payables.view', 'approvals.view', 'approvals.approve']);
+    // An approver who could not make the move does not see the request (approvals.get answers the
+    // same), so deciding it answers NOT_FOUND rather than confirming it exists.
     const lacking = await decide(anas.id, 'approve', await bruno());
-    expect(lacking.status, JSON.stringify(lacking.body)).to.equal(403);
-    expect(lacking.body.error).to.deep.include({ code: 'insufficient_permission', details: { permission: 'payables.settle' } });
+    expect(lacking.status, JSON.stringify(lacking.body)).to.equal(404);
+    expect(lacking.body.error).to.deep.include({ code: 'NOT_FOUND' });
+    expect((await api.call('GET', `/v1/approvals/${anas.id}`, { workspace: WS, token: await bruno() })).status).to.equal(404);
     for (const request of [own, anas]) {
       expect(await ledgerOf(api.app.services.db, request.payableId)).to.deep.equal(request.before);
       expect((await api.call('GET', `/v1/approvals/${request.id}`, { workspace: WS, token: await ana() })).body.status).to.equal('pending_approval');
@@ -172,6 +175,42 @@ describe('money controls: a second approver (REST and MCP)', function () {
       .where('workspace_id', '=', WS).where('approval_request_id', '=', asked.body.id).execute();
     expect(moves.map((m) => m.record_id).sort()).to.deep.equal([...ids].sort());
     expect(moves.map((m) => m.person_id)).to.deep.equal(ids.map(() => DEMO.persons.bruno));
+  });
+
+  it('does not run a request whose requester may no longer make the move (deactivated, or the permission removed)', async () => {
+    const db = api.app.services.db;
+    const request = await pendingRequest();
+    await setBrunoPermissions(db, ['payables.view', 'approvals.view']);
+    const withoutPermission = await decide(request.id, 'approve', await ana());
+    expect(withoutPermission.status, JSON.stringify(withoutPermission.body)).to.equal(409);
+    expect(withoutPermission.body.error.message).to.match(/can no longer make it/);
+    await setBrunoPermissions(db, BRUNO_REQUESTER);
+    await db.updateTable('memberships').set({ status: 'inactive' }).where('organization_id', '=', DEMO.organizationId).where('person_id', '=', DEMO.persons.bruno).execute();
+    try {
+      expect((await decide(request.id, 'approve', await ana())).status).to.equal(409);
+    } finally {
+      await db.updateTable('memberships').set({ status: 'active' }).where('organization_id', '=', DEMO.organizationId).where('person_id', '=', DEMO.persons.bruno).execute();
+    }
+    expect(await ledgerOf(db, request.payableId)).to.deep.equal(request.before);
+    const after = await api.call('GET', `/v1/approvals/${request.id}`, { workspace: WS, token: await ana() });
+    expect(after.body.status).to.equal('pending_approval');
+  });
+
+  it('does not open a second live request for a title already waiting; once that one is rejected it may be asked again', async () => {
+    const first = await pendingRequest();
+    const again = await api.call('POST', `/v1/payables/${first.payableId}/settle`, {
+      workspace: WS, token: await bruno(), headers: { 'idempotency-key': randomUUID() }, body: { payment_date: '2026-06-10' },
+    });
+    expect(again.status, JSON.stringify(again.body)).to.equal(409);
+    expect(again.body.error).to.deep.include({ code: 'CONFLICT', details: { approval_request_id: first.id } });
+    expect(await ledgerOf(api.app.services.db, first.payableId)).to.deep.equal(first.before);
+    expect((await decide(first.id, 'reject', await ana())).status).to.equal(200);
+    const afterRejection = await api.call('POST', `/v1/payables/${first.payableId}/settle`, {
+      workspace: WS, token: await bruno(), headers: { 'idempotency-key': randomUUID() }, body: { payment_date: '2026-06-10' },
+    });
+    expect(afterRejection.status, JSON.stringify(afterRejection.body)).to.equal(202);
+    expect(afterRejection.body.id).to.not.equal(first.id);
+    expect((await decide(afterRejection.body.id, 'reject', await ana())).status).to.equal(200);
   });
 
   it('rejection, expiry and a changed record leave the ledger untouched; the request says why', async () => {

@@ -123,4 +123,14 @@ describe('money controls over settle batches (REST)', function () {
       limit: 3, window: '1h', used: 3, requested: 1, resets_at: new Date(START + HOUR).toISOString(),
     });
   });
+
+  it('refuses a batch whose total no Money amount can render (over 999999999999.99), with nothing settled, even with no control set', async () => {
+    const ids = await createTitles('payables', ['999999999999.99', '0.01']);
+    const res = await settleBatch('payables', ids.map((id) => ({ id })));
+    expect(res.status, JSON.stringify(res.body)).to.equal(422);
+    expect(res.body.error.code).to.equal('UNPROCESSABLE_ENTITY');
+    expect(res.body.error.message).to.match(/over 999999999999\.99; nothing was changed/);
+    expect(await pending(ids)).to.equal(2);
+    expect(await moves()).to.equal(0);
+  });
 });
