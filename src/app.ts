@@ -30,7 +30,7 @@ export function createApp(services: Services): Koa<AppState> {
   const health = createHealthRouter(services);
   app.use(health.routes()).use(health.allowedMethods());
   app.use(services.auth.wellKnownRouter.routes());
-  if (services.oauth) app.use(services.oauth.routes(services.limits).routes());
+  if (services.oauth) app.use(services.oauth.routes(services.limits, { operations: services.operations, loadCaller: services.auth.loadCaller }).routes());
   const downloads = createDownloadLinkRouter({
     operations: services.operations, links: services.downloadLinks, loadCaller: services.auth.loadCaller, limits: services.limits,
   });

@@ -122,6 +122,8 @@ function assemble(
   const operations = createOperationService({
     db: store.db, routes: registry.routes, handlers: registry.handlers, budget: limits.budget, now: () => clockDate(clock), describers,
     requestDeadlineMs: config.requestDeadlineMs, dialect: store.dialect, statementTimeoutMs: config.databaseStatementTimeoutMs,
+    // With an external Account there is no page: approving is REST only (approval_url null).
+    approvalPageUrl: oauth ? (workspaceId, id) => oauth.approvalRequestUrl(workspaceId, id) : undefined,
   });
   return {
     config,

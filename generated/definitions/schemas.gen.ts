@@ -691,6 +691,7 @@ export const schema_ApprovalRequest: JsonSchema = {
     "requested_via",
     "created_at",
     "expires_at",
+    "approval_url",
     "decided_by",
     "decided_via",
     "decided_at",
@@ -859,6 +860,17 @@ export const schema_ApprovalRequest: JsonSchema = {
       "format": "date-time",
       "examples": [
         "2026-03-10T12:30:00Z"
+      ]
+    },
+    "approval_url": {
+      "description": "The page where another person signs in to approve or reject it; null when approving is REST only.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "format": "uri",
+      "examples": [
+        "https://finance.example.com/account/approval-requests/7b1e4c2a-9d3f-4e5a-8b6c-1d2e3f4a5b6c?workspace_id=c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
       ]
     },
     "decided_by": {

@@ -121,6 +121,11 @@ export interface OperationContext {
    * Absent when the service has no describers; resolves to null for an operation without one.
    */
   readonly describe?: (operationId: string, input: OperationInput) => Promise<string | null>;
+  /**
+   * The Account's page where another person decides an approval request (src/oauth/approval-request-page.ts),
+   * by its workspace and id. Absent with an external Account: approving is REST only.
+   */
+  readonly approvalPageUrl?: (workspaceId: string, approvalRequestId: string) => string;
   /** Details every activity entry of this call carries (an approved move's: its request, who asked and who approved). */
   readonly activityDetails?: Readonly<Record<string, unknown>>;
 }

@@ -62,6 +62,8 @@ export interface OperationServiceDeps {
    * never exceeds: the client stops waiting shortly after it (src/store/db.ts). Reads keep it.
    */
   readonly statementTimeoutMs?: number;
+  /** The embedded Account's approval-request page (`ctx.approvalPageUrl`); absent with an external Account. */
+  readonly approvalPageUrl?: ((workspaceId: string, approvalRequestId: string) => string) | undefined;
 }
 
 const DEFAULT_DEADLINE_MS = 10_000;
@@ -156,6 +158,7 @@ function buildContext(runtime: Runtime, call: ReadyCall, db: Kysely<Database>): 
     caller, workspaceId, db, now: runtime.now, deadline: call.deadline, bounds: route.bounds, listSpec: route.list, omitted: call.omitted,
     findOperation: (operationId) => runtime.operations.get(operationId)?.route.operation,
     describe: (operationId, input) => describeCall(runtime, { caller, workspaceId, db }, operationId, input),
+    ...(runtime.deps.approvalPageUrl ? { approvalPageUrl: runtime.deps.approvalPageUrl } : {}),
   };
 }
 

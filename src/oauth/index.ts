@@ -27,6 +27,9 @@ import { createProvider, OAUTH_ROUTES } from './provider.js';
 import { createInteractionRouter } from './interactions.js';
 import { createApprovalLinks, type ApprovalLinks } from './approvals.js';
 import { createApprovalRouter } from './approval-page.js';
+import { approvalRequestUrl, createApprovalRequestRouter } from './approval-request-page.js';
+import type { Caller, Channel, Identity } from '../identity/caller.js';
+import type { OperationService } from '../api/index.js';
 import type { ClientDocumentTestSeam } from './client-documents.js';
 
 export { DEMO_PASSWORD } from './people.js';
@@ -36,9 +39,17 @@ export type { ClientDocumentTestSeam } from './client-documents.js';
 /** Its row in `shared_secrets`: signs the authorization server's cookies and the pages' CSRF tokens, the same on every replica. */
 const OAUTH_COOKIE_SECRET = 'oauth-cookie-key';
 
+/** What the approval-request page runs its decisions through (the operations, as every surface does). */
+export interface AccountPageDeps {
+  readonly operations: OperationService;
+  readonly loadCaller: (identity: Identity, channel: Channel) => Promise<Caller>;
+}
+
 export interface OAuthServer {
-  /** The authorization server's paths and its pages (sign-in, consent, approval links). */
-  routes(limits: OAuthLimits): Router<AppState>;
+  /** The authorization server's paths and its pages (sign-in, consent, approval links, approval requests). */
+  routes(limits: OAuthLimits, deps: AccountPageDeps): Router<AppState>;
+  /** The page of an approval request (src/oauth/approval-request-page.ts): the operations' `approvalPageUrl`. */
+  approvalRequestUrl(workspaceId: string, approvalRequestId: string): string;
   /** Approval links for destructive calls from clients that cannot confirm (src/mcp/tools/confirmation/approval-link.ts). */
   readonly approvals: ApprovalLinks;
 }
@@ -99,7 +110,11 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
     options, provider, cookieKey, handle: provider.callback(),
     approvals: createApprovalLinks(options.db, options.config.publicUrl, () => options.clock.now()),
   };
-  return { approvals: parts.approvals, routes: (limits) => createRoutes(parts, limits) };
+  return {
+    approvals: parts.approvals,
+    routes: (limits, deps) => createRoutes(parts, limits, deps),
+    approvalRequestUrl: (workspaceId, id) => approvalRequestUrl(options.config.publicUrl, workspaceId, id),
+  };
 }
 
 /** What the routes are built from, once per server. */
@@ -112,7 +127,7 @@ interface ServerParts {
   readonly cookieKey: string;
 }
 
-function createRoutes(parts: ServerParts, limits: OAuthLimits): Router<AppState> {
+function createRoutes(parts: ServerParts, limits: OAuthLimits, deps: AccountPageDeps): Router<AppState> {
   const { options, provider, approvals, cookieKey } = parts;
   const publicUrl = options.config.publicUrl;
   const router = new Router<AppState>();
@@ -128,6 +143,10 @@ function createRoutes(parts: ServerParts, limits: OAuthLimits): Router<AppState>
     now: () => options.clock.now(),
   });
   router.use(approvalPage.routes());
+  const approvalRequests = createApprovalRequestRouter({
+    ...deps, db: options.db, publicUrl, csrfKey: cookieKey, demoSignIn: options.config.seedDemoData, limits, now: () => options.clock.now(),
+  });
+  router.use(approvalRequests.routes());
   return router;
 }
 

@@ -130,7 +130,7 @@ describe('OAuth endpoints and pages never answer 500 to strange input, and say o
     await app?.close();
   });
 
-  it('NUL bytes in /authorize, /token, /revoke, the resume path and the approval page answer 4xx (L1)', async () => {
+  it('NUL bytes in /authorize, /token, /revoke, the resume path, the approval page and the approval-request page answer 4xx (L1)', async () => {
     const form = (params: Record<string, string>) => ({
       method: 'POST', redirect: 'manual' as const,
       headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString(),
@@ -146,6 +146,9 @@ describe('OAuth endpoints and pages never answer 500 to strange input, and say o
       ['/account/approvals/%00', {}],
       ['/account/approvals/%00', form({ csrf: 'x', email: 'ana@demo.test', password: DEMO_PASSWORD })],
       ['/account/interaction/%00', {}],
+      [`/account/approval-requests/%00?workspace_id=${DEMO.workspaces.matriz}`, {}],
+      [`/account/approval-requests/${DEMO.workspaces.matriz}?workspace_id=%00`, {}],
+      [`/account/approval-requests/%00`, form({ csrf: 'x', workspace_id: '\u0000', step: 'review', email: 'ana@demo.test', password: DEMO_PASSWORD })],
     ];
     for (const [path, init] of cases) {
       const response = await fetch(`${app.url}${path}`, init);
@@ -286,7 +289,7 @@ describe('the sign-in limit (L3)', function () {
   });
 });
 
-/** Three wrong passwords at the sign-in page, then a wrong and the right one: both 429; then the approval page. */
+/** Three wrong passwords at the sign-in page, then a wrong and the right one: both 429; then the approval page and the approval-request page. */
 async function signInLimited(app: TestApp, clientId: string): Promise<void> {
   const login = await openLoginPage(app, buildAuthorizationUrl(app.url, clientId, { challenge: challengeOf() }));
   for (let i = 0; i < 3; i++) {
@@ -308,5 +311,11 @@ async function signInLimited(app: TestApp, clientId: string): Promise<void> {
   const approve = await postForm(app, link.pathname, { csrf, email: 'ana@demo.test', password: DEMO_PASSWORD });
   expect(approve.status).to.equal(429);
   expect((await oauth.approvals.read(link.pathname.split('/').pop() as string))?.approved).to.equal(false);
+
+  // The approval-request page too: the limit answers before the password is looked at.
+  const requestPage = new URL(oauth.approvalRequestUrl(DEMO.workspaces.matriz, '7b1e4c2a-9d3f-4e5a-8b6c-1d2e3f4a5b6c'));
+  const requestCsrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(requestPage)).text())?.[1] ?? '';
+  const review = await postForm(app, requestPage.pathname, { csrf: requestCsrf, workspace_id: DEMO.workspaces.matriz, step: 'review', email: 'ana@demo.test', password: DEMO_PASSWORD });
+  expect(review.status).to.equal(429);
 }
 

@@ -105,7 +105,7 @@ export async function createApprovalRequest(
     operation: operation.operationId, resource: 'approvals', recordId: row.id,
     details: { approval_request_id: row.id, outcome: PENDING, requested_by: caller.personId },
   });
-  return { outcome: 'pending_approval', body: toApprovalJson(row, now) };
+  return { outcome: 'pending_approval', body: toApprovalJson(ctx, row, now) };
 }
 
 /** `pending_approval` reads `expired` once `expires_at` has passed. */
@@ -125,7 +125,7 @@ function parseJson<T>(text: string | null, fallback: T): T {
 }
 
 /** The contract's ApprovalRequest. */
-export function toApprovalJson(row: Row, now: Date): Record<string, unknown> {
+export function toApprovalJson(ctx: Pick<OperationContext, 'approvalPageUrl'>, row: Row, now: Date): Record<string, unknown> {
   const items = parseJson<StoredItem[]>(row.items, []);
   return {
     id: row.id, status: effectiveStatus(row, now), operation: row.operation_id, tool: `finance_${row.operation_id.replace(/\./g, '_')}`,
@@ -133,6 +133,7 @@ export function toApprovalJson(row: Row, now: Date): Record<string, unknown> {
     items: items.map((item) => ({ record_id: item.record_id, kind: item.kind, amount: formatCents(item.cents), label: item.label })),
     person_id: row.person_id, financial_account_id: row.financial_account_id,
     requested_by: row.requested_by, requested_via: row.requested_via, created_at: row.created_at, expires_at: row.expires_at,
+    approval_url: ctx.approvalPageUrl ? ctx.approvalPageUrl(row.workspace_id, row.id) : null,
     decided_by: row.decided_by, decided_via: row.decided_via, decided_at: row.decided_at, reason: row.decision_reason,
     result: parseJson<unknown>(row.result, null),
   };
@@ -201,7 +202,7 @@ export async function approvalListDefinition(ctx: OperationContext): Promise<Lis
     columns: listColumns({ id: 'uuid', created_at: 'timestamp' }),
     baseWhere: (qb) => visibleTo(qb, ctx.caller, decidable),
     customFilters: { status: (qb, _operator, value) => filterStatus(qb, value, ctx.caller, now.toISOString(), decidable) },
-    toJson: (rows) => rows.map((row) => toApprovalJson(row, now)),
+    toJson: (rows) => rows.map((row) => toApprovalJson(ctx, row, now)),
   };
 }
 
@@ -222,7 +223,7 @@ function isVisible(ctx: OperationContext, row: Row): boolean {
 export async function readApprovalRequest(ctx: OperationContext, id: string): Promise<OperationOutput> {
   const row = await findRequest(ctx, id);
   if (!isVisible(ctx, row)) throw notFound(LABEL);
-  return { body: toApprovalJson(row, ctx.now()) };
+  return { body: toApprovalJson(ctx, row, ctx.now()) };
 }
 
 /**
@@ -315,5 +316,5 @@ export async function decideApprovalRequest(ctx: OperationContext, id: string, d
     ...row, status, decided_by: ctx.caller.personId, decided_via: ctx.caller.channel as 'api' | 'web', decided_at: decidedAt.toISOString(),
     decision_reason: decision.kind === 'reject' ? decision.reason : null, result, version: row.version + 1,
   };
-  return { body: toApprovalJson(decided, decidedAt) };
+  return { body: toApprovalJson(ctx, decided, decidedAt) };
 }

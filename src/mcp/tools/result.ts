@@ -93,11 +93,12 @@ function linkToResource(file: FileOutput): ContentBlock {
  * who must approve, the request and its expiry (docs/security.md#money-controls).
  */
 function describePending(body: unknown): string {
-  const request = (typeof body === 'object' && body !== null ? body : {}) as { id?: unknown; expires_at?: unknown };
+  const request = (typeof body === 'object' && body !== null ? body : {}) as { id?: unknown; expires_at?: unknown; approval_url?: unknown };
+  const where = typeof request.approval_url === 'string' ? `over the REST API or on its approval page (approval_url: ${request.approval_url})` : 'over the REST API';
   return `Nothing ran yet: this money move is above the workspace's approval threshold, so it waits for a second person. `
     + `Another person (not the one who asked) with the approvals.approve permission and the move's own permission must approve approval request ${String(request.id)} `
-    + `before ${String(request.expires_at)}, over the REST API or on the Account's approval page; no tool can approve it. `
-    + `Tell the person; finance_approvals_get shows its status.`;
+    + `before ${String(request.expires_at)}, ${where}; no tool can approve it. `
+    + `Tell the person, and give them the approval_url if there is one; finance_approvals_get shows its status.`;
 }
 
 export function renderOutput(tool: ToolDefinition, output: OperationOutput, options: RenderOptions): ToolResult {

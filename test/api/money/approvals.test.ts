@@ -273,6 +273,9 @@ describe('money controls: a second approver (REST and MCP)', function () {
     expect(ajv.validate(getter!.output!.schema, result.structuredContent), ajv.errorsText()).to.equal(true);
     expect(result.content[1]?.text).to.match(/^Nothing ran yet/).and.include(String(result.structuredContent['id'])).and.include(String(result.structuredContent['expires_at']));
     expect(result.content[1]?.text).to.include('approvals.approve');
+    // The embedded Account's page for the second person is named, so the agent can hand it over.
+    expect(result.structuredContent['approval_url']).to.equal(`${api.app.url}/account/approval-requests/${String(result.structuredContent['id'])}?workspace_id=${WS}`);
+    expect(result.content[1]?.text).to.include(String(result.structuredContent['approval_url']));
     expect(await ledgerOf(api.app.services.db, payableId)).to.deep.equal({ title: { status: 'pending', version: 1 }, settlements: 0 });
   });
 
