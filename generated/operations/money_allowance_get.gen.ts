@@ -23,7 +23,7 @@ export const operation: OperationDefinition = {
     "sums": []
   },
   "title": "Get My Money Allowance",
-  "description": "What is left of your spending limits for money moves out (payable settles, transfers) on this channel: per limit, used, remaining and when it resets. Empty when none applies.",
+  "description": "What is left of your spending limits for money moves out (payable settles, transfers) on this channel: per limit, used, remaining and when it resets. Empty when none applies, or when you may make no move out.",
   "toolName": "finance_money_allowance_get",
   "parameters": [],
   "list": null,

@@ -121,6 +121,8 @@ export interface OperationContext {
    * Absent when the service has no describers; resolves to null for an operation without one.
    */
   readonly describe?: (operationId: string, input: OperationInput) => Promise<string | null>;
+  /** Every operation that moves money out (an `outflow`), from the route table: whom the allowance concerns. Absent outside `execute`. */
+  readonly outflows?: readonly OperationRef[];
   /**
    * The Account's page where another person decides an approval request (src/oauth/approval-request-page.ts),
    * by its workspace and id. Absent with an external Account: approving is REST only.

@@ -137,6 +137,8 @@ interface Runtime {
   readonly now: () => Date;
   /** The route table, by operationId (an approved money move runs its operation's handler). */
   readonly operations: ReadonlyMap<string, CompiledOperation>;
+  /** The operations that move money out, once. */
+  readonly outflows: readonly OperationRef[];
 }
 
 /** One call past its checks, on its way to the operation. */
@@ -158,6 +160,7 @@ function buildContext(runtime: Runtime, call: ReadyCall, db: Kysely<Database>): 
     caller, workspaceId, db, now: runtime.now, deadline: call.deadline, bounds: route.bounds, listSpec: route.list, omitted: call.omitted,
     findOperation: (operationId) => runtime.operations.get(operationId)?.route.operation,
     describe: (operationId, input) => describeCall(runtime, { caller, workspaceId, db }, operationId, input),
+    outflows: runtime.outflows,
     ...(runtime.deps.approvalPageUrl ? { approvalPageUrl: runtime.deps.approvalPageUrl } : {}),
   };
 }
@@ -400,7 +403,8 @@ async function execute(runtime: Runtime, compiled: CompiledOperation, request: E
 
 export function createOperationService(deps: OperationServiceDeps): OperationService {
   const operations = indexRoutes(deps);
-  const runtime: Runtime = { deps, now: deps.now ?? (() => clockDate(systemClock)), operations };
+  const outflows = [...operations.values()].map((compiled) => compiled.route.operation).filter((operation) => operation.outflow !== null);
+  const runtime: Runtime = { deps, now: deps.now ?? (() => clockDate(systemClock)), operations, outflows };
 
   function findOperation(operationId: string): CompiledOperation {
     const compiled = operations.get(operationId);

@@ -7,6 +7,7 @@ export { type Caller, type FileOutput, type ListQuery, type OperationHandler, ty
 export { sanitizeDisplayText } from './display-text.js';
 export { ApiError, serviceUnavailable, validationError, type ApiErrorCode, type ServiceUnavailableReason, type ValidationIssue } from './errors.js';
 export { digestArguments } from './confirmation/canonical-args.js';
+export { formatBrl } from './confirmation/brl.js';
 export { createConfirmationDescribers, type ConfirmationDescribers, type DescriberSources } from './confirmation/describe.js';
 export { createConfirmationKeyReader } from './confirmation/key.js';
 export { consumeNonce, purgeExpiredNonces, unavailableError as confirmationUnavailable, type NonceUse } from './confirmation/nonce-store.js';

@@ -20,7 +20,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Caller, Channel, Identity } from '../identity/caller.js';
 import { ALL_READ_SCOPE, ALL_WRITE_SCOPE, APPROVALS_WRITE_SCOPE, MONEY_WRITE_SCOPE } from '../identity/scopes.js';
-import { ApiError, type OperationService } from '../api/index.js';
+import { ApiError, formatBrl, type OperationService } from '../api/index.js';
 import { HttpError } from '../http/errors.js';
 import { API_ERROR_STATUS } from '../http/rest-error-status.js';
 import type { AuthLimits } from '../http/limits.js';
@@ -232,6 +232,15 @@ ${hiddenFields(pages, target)}
 </form>`);
 }
 
+/** A wire amount (`"4800.00"`) as people read it (`R$ 4.800,00`). */
+function brl(amount: unknown): string {
+  const text = String(amount);
+  return /^\d{1,12}\.\d{2}$/.test(text) ? formatBrl(Number(text.replace('.', ''))) : text;
+}
+
+/** `2026-12-05T18:28:26.685Z` → `2026-12-05 18:28 UTC`. */
+const instant = (value: unknown): string => String(value).replace(/^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}).*Z$/, '$1 $2 UTC');
+
 const STATUS_WORDS: Readonly<Record<string, string>> = {
   pending_approval: 'Waiting for approval', approved: 'Approved', rejected: 'Rejected', expired: 'Expired',
 };
@@ -244,12 +253,12 @@ async function requestPage(pages: Pages, target: Target, person: SignedInPerson,
   const details = `<h1>Approval request</h1>
 <p><strong>${escapeHtml(String(request['description']))}</strong></p>
 <ul>
-<li>Total: R$ ${escapeHtml(String(request['amount']))}</li>
+<li>Total: ${escapeHtml(brl(request['amount']))}</li>
 <li>Asked by: ${escapeHtml(requester?.name ?? 'a former member')} (${escapeHtml(String(request['requested_via']).toUpperCase())})</li>
 <li>Status: ${escapeHtml(STATUS_WORDS[status] ?? status)}</li>
-<li>Expires: ${escapeHtml(String(request['expires_at']))}</li>
+<li>Expires: ${escapeHtml(instant(request['expires_at']))}</li>
 </ul>
-${items.length > 1 ? `<p class="muted">${items.length} items:</p><ul>${items.map((item) => `<li>${escapeHtml(String(item['label']))}: R$ ${escapeHtml(String(item['amount']))}</li>`).join('')}</ul>` : ''}`;
+${items.length > 1 ? `<p class="muted">${items.length} items:</p><ul>${items.map((item) => `<li>${escapeHtml(String(item['label']))}: ${escapeHtml(brl(item['amount']))}</li>`).join('')}</ul>` : ''}`;
   if (status !== 'pending_approval') return renderPage('Approval request', `${details}<p>Nothing more can be done with it.</p>`);
   if (request['requested_by'] === person.personId) {
     return renderPage('Approval request', `${details}<p>You asked for this money move: another person must approve or reject it.</p>`);

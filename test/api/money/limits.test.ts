@@ -192,4 +192,24 @@ describe('money controls: spending limits (REST)', function () {
       ],
     });
   });
+
+  it('tells a member who may make no move out no limit at all (a workspace-wide total counts everyone\'s moves)', async () => {
+    const db = api.app.services.db;
+    const setBruno = (permissions: readonly string[]) => db.updateTable('memberships').set({ permissions: JSON.stringify(permissions) })
+      .where('organization_id', '=', DEMO.organizationId).where('person_id', '=', DEMO.persons.bruno).execute();
+    const brunoReads = async () => (await api.call('GET', '/v1/money/allowance', { workspace: DEMO.workspaces.matriz, token: await api.token('bruno', 'finance.payables') })).body;
+    const matriz = await api.call('PATCH', '/v1/security-settings', { workspace: DEMO.workspaces.matriz, body: { money_controls: { limits: [{ window: '24h', amount: '1000.00' }] } } });
+    expect(matriz.status, JSON.stringify(matriz.body)).to.equal(200);
+    try {
+      await setBruno(['payables.view', 'receivables.view']);
+      expect(await brunoReads()).to.deep.equal({ channel: 'api', limits: [] });
+      await setBruno(['payables.view', 'payables.settle']);
+      const allowed = await brunoReads();
+      expect(allowed.limits).to.have.length(1);
+      expect(allowed.limits[0]).to.include({ window: '24h', limit: '1000.00' });
+    } finally {
+      await setBruno(['payables.view', 'receivables.view']);
+      await api.call('PATCH', '/v1/security-settings', { workspace: DEMO.workspaces.matriz, body: { money_controls: { limits: [] } } });
+    }
+  });
 });
