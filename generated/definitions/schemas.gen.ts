@@ -3868,7 +3868,8 @@ export const schema_PayeeAllowlistApprove: JsonSchema = {
   "type": "object",
   "required": [
     "person_id",
-    "kinds"
+    "kinds",
+    "expected"
   ],
   "properties": {
     "person_id": {
@@ -3893,8 +3894,9 @@ export const schema_PayeeAllowlistApprove: JsonSchema = {
       "items": schema_PayeeDestinationKind
     },
     "expected": {
-      "description": "The values the approver saw, per kind (as `value` shows them); a current value that differs → `CONFLICT`.",
+      "description": "The values the approver saw, per kind (as `value` shows them); a current value that differs → `CONFLICT`. Required for every kind approved: nobody approves a value they did not see.",
       "type": "object",
+      "minProperties": 1,
       "properties": {
         "document_number": {
           "description": "The CPF/CNPJ digits seen.",
@@ -4225,7 +4227,7 @@ export const schema_PersonCreate: JsonSchema = {
       }
     },
     "pix_key": {
-      "description": "Pix key: CPF/CNPJ digits, e-mail, +55 phone (E.164) or random key.",
+      "description": "Pix key: CPF/CNPJ digits, e-mail (ASCII), +55 phone (E.164) or random key.",
       "type": [
         "string",
         "null"
@@ -4360,7 +4362,7 @@ export const schema_PersonUpdate: JsonSchema = {
       }
     },
     "pix_key": {
-      "description": "Pix key: CPF/CNPJ digits, e-mail, +55 phone (E.164) or random key; `null` clears.",
+      "description": "Pix key: CPF/CNPJ digits, e-mail (ASCII), +55 phone (E.164) or random key; `null` clears.",
       "type": [
         "string",
         "null"

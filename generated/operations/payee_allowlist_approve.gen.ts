@@ -42,7 +42,7 @@ export const operation: OperationDefinition = {
     "sums": []
   },
   "title": "Approve Payee Destinations",
-  "description": "Approves the person's current destinations of the kinds given: the values stored are the ones the person has now, never values sent. With `expected`, a value that differs from the current one is refused with `CONFLICT`; a kind the person has no value for, with `UNPROCESSABLE_ENTITY`. Approving a new value of a kind replaces the old one. REST only (never an MCP tool).",
+  "description": "Approves the person's current destinations of the kinds given: the values stored are the ones the person has now, never values sent. `expected` names, for every kind approved, the value the approver saw: one that differs from the current one is refused with `CONFLICT`; a kind the person has no value for, with `UNPROCESSABLE_ENTITY`. Approving a new value of a kind replaces the old one. REST only (never an MCP tool).",
   "toolName": null,
   "parameters": [],
   "list": null,

@@ -32,7 +32,11 @@ export type PaymentDetails = Pick<PeopleTable, 'document_number' | 'pix_key' | '
 /** The longest Pix key (an e-mail key: 77 characters). */
 export const MAX_PIX_KEY_LENGTH = 77;
 const PIX_PHONE = /^\+55\d{10,11}$/;
-const PIX_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * An e-mail key in ASCII only: a person approves the value they read, and a look-alike letter of
+ * another script (a Cyrillic `а` for a Latin `a`) would let an edited key pass for the approved one.
+ */
+const PIX_EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
 
 /** A Pix key normalised as the DICT stores it (document digits, lower-case e-mail and EVP), or null when it is none. */
 export function normalizePixKey(text: string): string | null {
@@ -50,7 +54,7 @@ export function readPixKey(value: unknown): string | null {
   if (value === null || value === undefined || value === '') return null;
   const key = typeof value === 'string' ? normalizePixKey(value) : null;
   if (key === null) {
-    throw validationError([{ path: 'pix_key', message: 'must be a Pix key: CPF or CNPJ digits, an e-mail, a +55 phone number in E.164 or a random key (EVP)' }]);
+    throw validationError([{ path: 'pix_key', message: 'must be a Pix key: CPF or CNPJ digits, an e-mail (ASCII letters only), a +55 phone number in E.164 or a random key (EVP)' }]);
   }
   return key;
 }

@@ -2,8 +2,8 @@
  * payee_allowlist.*: the payment destinations a person approved in Seguridad (REST only,
  * `x-mcp.exclude`; permission security.view/security.manage; docs/security.md#payee-allowlist).
  * An approval stores the value the person has **now** (read with their row locked), never a value
- * sent in the request: `expected` only refuses CONFLICT when the current one differs from what the
- * approver saw. One entry per person and kind: approving a new value replaces the old one. Every
+ * sent in the request: `expected`, required for every kind approved, is what the approver saw, and a
+ * current value that differs refuses CONFLICT (an edit between reading and approving is never approved unseen). One entry per person and kind: approving a new value replaces the old one. Every
  * change writes an activity entry whose details say what was approved or removed.
  */
 import { randomUUID } from 'node:crypto';
@@ -59,6 +59,9 @@ function readApproveBody(body: Record<string, unknown>): ApproveRequest {
     if (!kind || !kinds.includes(kind)) throw validationError([{ path: `expected.${key}`, message: 'must be one of the kinds being approved' }]);
     expected[kind] = String(value);
   }
+  // Nobody approves a value they did not see: each kind approved names the value read.
+  const unseen = kinds.filter((kind) => expected[kind] === undefined);
+  if (unseen.length > 0) throw validationError(unseen.map((kind) => ({ path: `expected.${kind}`, message: 'is required: the value you saw for this kind (as the person or the list shows it)' })));
   return { personId: String(body['person_id'] ?? ''), kinds, expected };
 }
 
@@ -94,7 +97,7 @@ const approve: OperationHandler = async (ctx, input) => {
       throw new ApiError('UNPROCESSABLE_ENTITY', `The person has no ${DESTINATION_NAMES[kind]} to approve.`, { kind });
     }
     const expected = request.expected[kind];
-    if (expected !== undefined && normalizeExpected(kind, expected) !== value) {
+    if (normalizeExpected(kind, expected as string) !== value) {
       throw new ApiError('CONFLICT', `The person's ${DESTINATION_NAMES[kind]} is not the one expected: read the person again before approving.`, { kind });
     }
   }

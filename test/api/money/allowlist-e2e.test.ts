@@ -52,8 +52,16 @@ describe('payee allowlist end to end: MCP settles held to the approved destinati
     return res.body.id;
   }
   const settleOverMcp = (id: string, options: Parameters<typeof callTool>[4] = {}) => callTool(api.url, mcpToken, 'finance_payables_settle', settleArgs(id), options);
+  /** As a person approves: the values read from the person just before, for each kind. */
   const approve = async (personId: string, kinds: string[]) => {
-    const res = await api.call('POST', '/v1/payee-allowlist', { workspace: M, body: { person_id: personId, kinds } });
+    const person = await api.call('GET', `/v1/people/${personId}`, { workspace: M });
+    expect(person.status, JSON.stringify(person.body)).to.equal(200);
+    const bank = person.body.bank_account as { bank_code: string; agency: string; account_number: string } | null;
+    const values: Record<string, string | null> = {
+      document_number: person.body.document_number, pix_key: person.body.pix_key, bank_account: bank ? `${bank.bank_code}/${bank.agency}/${bank.account_number}` : null,
+    };
+    const expected = Object.fromEntries(kinds.map((kind) => [kind, values[kind]]));
+    const res = await api.call('POST', '/v1/payee-allowlist', { workspace: M, body: { person_id: personId, kinds, expected } });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
   };
   async function expectNothingWritten(id: string): Promise<void> {

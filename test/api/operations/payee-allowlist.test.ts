@@ -28,7 +28,20 @@ describe('payee allowlist (REST): people payment details, payee_allowlist.*, rev
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body as { id: string; document_number: string; pix_key: string | null; bank_account: unknown };
   };
-  const approve = (body: Record<string, unknown>, workspace: string = M) => api.call('POST', '/v1/payee-allowlist', { workspace, body });
+  /** What an approver reads before approving: the person's current values of those kinds, as `expected` takes them. */
+  const seen = async (personId: string, kinds: readonly string[]): Promise<Record<string, string>> => {
+    const res = await api.call('GET', `/v1/people/${personId}`, { workspace: M });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    const bank = res.body.bank_account as { bank_code: string; agency: string; account_number: string } | null;
+    const values: Record<string, string | null> = {
+      document_number: res.body.document_number, pix_key: res.body.pix_key, bank_account: bank ? `${bank.bank_code}/${bank.agency}/${bank.account_number}` : null,
+    };
+    return Object.fromEntries(kinds.flatMap((kind) => (values[kind] ? [[kind, values[kind] as string]] : [])));
+  };
+  /** An approval as a person makes it: with the values read just before (unless the test names `expected` itself). */
+  const approve = async (body: Record<string, unknown>, workspace: string = M) => api.call('POST', '/v1/payee-allowlist', {
+    workspace, body: 'expected' in body ? body : { ...body, expected: await seen(String(body['person_id']), body['kinds'] as string[]) },
+  });
   const entriesOf = async (personId: string): Promise<Entry[]> => {
     const res = await api.call('GET', `/v1/payee-allowlist?person_id=${personId}&limit=100`, { workspace: M });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
@@ -62,6 +75,10 @@ describe('payee allowlist (REST): people payment details, payee_allowlist.*, rev
       [{ pix_key: '5511987654321' }, 'pix_key'],
       [{ pix_key: '12345678900' }, 'pix_key'],
       [{ pix_key: 'sem-arroba.test' }, 'pix_key'],
+      // A look-alike of another script: Cyrillic а (U+0430) in place of a Latin a.
+      [{ pix_key: 'fin\u0430nceiro@fornecedor.test' }, 'pix_key'],
+      [{ pix_key: 'financeiro@fornecedor.t\u0435st' }, 'pix_key'],
+      [{ pix_key: 'financeiro@-fornecedor.test' }, 'pix_key'],
       [{ bank_account: { bank_code: '34', agency: '1234', account_number: '1' } }, 'bank_account.bank_code'],
       [{ bank_account: { bank_code: '341', agency: '123456', account_number: '1' } }, 'bank_account.agency'],
       [{ bank_account: { bank_code: '341', agency: '1', account_number: '12-34' } }, 'bank_account.account_number'],
@@ -101,11 +118,11 @@ describe('payee allowlist (REST): people payment details, payee_allowlist.*, rev
 
   it('refuses an approval whose expected value is not the current one (CONFLICT), and a kind the person has none of (422); nothing is stored', async () => {
     const payee = await createPayee({ bank_account: null });
-    const stale = await approve({ person_id: payee.id, kinds: ['document_number', 'pix_key'], expected: { pix_key: 'antigo@fornecedor.test' } });
+    const stale = await approve({ person_id: payee.id, kinds: ['document_number', 'pix_key'], expected: { document_number: payee.document_number, pix_key: 'antigo@fornecedor.test' } });
     expect(stale.status).to.equal(409);
     expect(stale.body.error).to.deep.include({ code: 'CONFLICT', details: { kind: 'pix_key' } });
     expect(stale.body.error.message).to.include('Pix key').and.not.include('antigo');
-    const none = await approve({ person_id: payee.id, kinds: ['bank_account'] });
+    const none = await approve({ person_id: payee.id, kinds: ['bank_account'], expected: { bank_account: '341/1234/12345-X' } });
     expect(none.status).to.equal(422);
     expect(none.body.error).to.deep.include({ code: 'UNPROCESSABLE_ENTITY', details: { kind: 'bank_account' } });
     const outside = await approve({ person_id: payee.id, kinds: ['document_number'], expected: { pix_key: 'financeiro@fornecedor.test' } });
@@ -116,11 +133,30 @@ describe('payee allowlist (REST): people payment details, payee_allowlist.*, rev
     expect(matching.status).to.equal(200);
   });
 
+  it('refuses an approval that does not say, for every kind, the value the approver saw (VALIDATION_ERROR); nothing is stored', async () => {
+    const payee = await createPayee();
+    const cases: Array<[Record<string, unknown>, string[]]> = [
+      [{ person_id: payee.id, kinds: ['pix_key'] }, ['expected']],
+      [{ person_id: payee.id, kinds: ['pix_key', 'document_number'], expected: { pix_key: payee.pix_key } }, ['expected.document_number']],
+      [{ person_id: payee.id, kinds: ['pix_key'], expected: {} }, ['expected']],
+    ];
+    expect(cases).to.not.be.empty;
+    for (const [body, paths] of cases) {
+      const res = await api.call('POST', '/v1/payee-allowlist', { workspace: M, body });
+      expect(res.status, JSON.stringify(body)).to.equal(400);
+      expect(res.body.error.code).to.equal('VALIDATION_ERROR');
+      const issues = (res.body.error.details.issues as { path: string }[]).map((issue) => issue.path);
+      expect(issues.some((path) => paths.some((expectedPath) => path === expectedPath || path.startsWith(`${expectedPath}`))), JSON.stringify(res.body)).to.equal(true);
+    }
+    expect(await entriesOf(payee.id)).to.deep.equal([]);
+  });
+
   it('answers NOT_FOUND for a person of another workspace or a deleted one', async () => {
     const payee = await createPayee();
     expect((await approve({ person_id: payee.id, kinds: ['pix_key'] }, F)).status).to.equal(404);
+    const expected = await seen(payee.id, ['pix_key']);
     expect((await api.call('DELETE', `/v1/people/${payee.id}`, { workspace: M })).status).to.equal(204);
-    expect((await approve({ person_id: payee.id, kinds: ['pix_key'] })).status).to.equal(404);
+    expect((await approve({ person_id: payee.id, kinds: ['pix_key'], expected })).status).to.equal(404);
   });
 
   it('lists by person and kind, and a removal takes one entry off with an activity entry saying what', async () => {
@@ -183,13 +219,14 @@ describe('payee allowlist (REST): people payment details, payee_allowlist.*, rev
     const oauth = await craftToken(buildDefaultClaims(api.app, 'api'), {
       key: key.privateKey, kid: key.kid, claims: { token_type: 'oauth', writes_approved: true, scope: 'finance.all.write finance.security.write' },
     });
-    for (const [method, path, body] of [['GET', '/v1/payee-allowlist', undefined], ['POST', '/v1/payee-allowlist', { person_id: payee.id, kinds: ['pix_key'] }]] as const) {
+    const expected = await seen(payee.id, ['pix_key']);
+    for (const [method, path, body] of [['GET', '/v1/payee-allowlist', undefined], ['POST', '/v1/payee-allowlist', { person_id: payee.id, kinds: ['pix_key'], expected }]] as const) {
       const res = await api.call(method, path, { workspace: M, token: oauth, ...(body ? { body } : {}) });
       expect(res.body.error?.code, `${method} ${path}`).to.equal('insufficient_scope');
     }
     const byAna = await approve({ person_id: payee.id, kinds: ['pix_key'] }, M);
     expect(byAna.status).to.equal(200);
-    const refused = await api.call('POST', '/v1/payee-allowlist', { workspace: M, token: await api.token('bruno', 'finance.security.write'), body: { person_id: payee.id, kinds: ['pix_key'] } });
+    const refused = await api.call('POST', '/v1/payee-allowlist', { workspace: M, token: await api.token('bruno', 'finance.security.write'), body: { person_id: payee.id, kinds: ['pix_key'], expected } });
     expect(refused.body.error).to.deep.include({ code: 'insufficient_permission', details: { permission: 'security.manage' } });
     const allowlistTools = tools.filter((tool) => tool.operation.operationId.startsWith('payee_allowlist.'));
     expect(allowlistTools).to.deep.equal([]);
