@@ -109,11 +109,13 @@ class Reader {
     let count: number | null = null;
     if (window === '1h') {
       const raw = value['count'];
-      if (!Number.isInteger(raw) || (raw as number) < 1 || (raw as number) > MAX_LIMIT_COUNT) this.fail(`${path}.count`, `must be an integer from 1 to ${MAX_LIMIT_COUNT}`);
+      if (raw === undefined) this.fail(`${path}.count`, 'is required: a 1h limit counts moves');
+      else if (!Number.isInteger(raw) || (raw as number) < 1 || (raw as number) > MAX_LIMIT_COUNT) this.fail(`${path}.count`, `must be an integer from 1 to ${MAX_LIMIT_COUNT}`);
       else count = raw as number;
       if (value['amount'] !== undefined) this.fail(`${path}.amount`, 'is not used by a 1h limit (it counts moves)');
     } else {
-      amountCents = this.amount(value['amount'], `${path}.amount`);
+      if (value['amount'] === undefined) this.fail(`${path}.amount`, `is required: a ${String(window)} limit sums amounts`);
+      else amountCents = this.amount(value['amount'], `${path}.amount`);
       if (value['count'] !== undefined) this.fail(`${path}.count`, `is not used by a ${String(window)} limit (it sums amounts)`);
     }
     const channels = this.channels(value['channels'] ?? ['api', 'mcp'], `${path}.channels`);

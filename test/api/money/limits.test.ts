@@ -171,6 +171,10 @@ describe('money controls: spending limits (REST)', function () {
     expect(bad.status, JSON.stringify(bad.body)).to.equal(400);
     const paths = (bad.body.error.details.issues as { path: string }[]).map((issue) => issue.path);
     expect(paths).to.include.members(['money_controls.limits[0].count', 'money_controls.limits[0].amount', 'money_controls.limits[1].amount']);
+    // A missing amount or count is said to be missing, not malformed.
+    const messages = Object.fromEntries((bad.body.error.details.issues as { path: string; message: string }[]).map((issue) => [issue.path, issue.message]));
+    expect(messages['money_controls.limits[0].count']).to.match(/^is required/);
+    expect(messages['money_controls.limits[1].amount']).to.match(/^is required/);
     const stranger = await api.call('PATCH', '/v1/security-settings', { workspace: WS, body: { money_controls: { limits: [{ window: 'move', amount: '5.00', made_by: randomUUID() }] } } });
     expect(stranger.status, JSON.stringify(stranger.body)).to.equal(422);
     expect(stranger.body.error.code).to.equal('UNPROCESSABLE_ENTITY');
