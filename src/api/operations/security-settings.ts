@@ -6,6 +6,7 @@
  * src/api/money/'s job, called by execute.ts for every other operation. Every change is in the
  * activity log with what changed, old → new (docs/security.md#money-controls).
  */
+import { PostgresAdapter, sql } from 'kysely';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { recordActivity } from '../audit.js';
 import { NOTHING_BLOCKED, parseBlocked, SEGURIDAD_ACTIONS, SEGURIDAD_CHANNELS, type BlockedActions, type SeguridadAction } from '../seguridad.js';
@@ -74,8 +75,20 @@ const getSettings: OperationHandler = async (ctx) => ({
   body: await toSettingsJson(ctx, await loadSettings(ctx)),
 });
 
+/**
+ * One update of a workspace's settings at a time, across replicas, until the transaction ends:
+ * each reads what the previous one wrote, so none is lost, versions follow one another and every
+ * activity entry's `old` is what it replaced. Taken before the row is read because the first
+ * update inserts it (a row lock would have nothing to lock). SQLite has one write transaction at a time.
+ */
+async function serialiseUpdates(ctx: OperationContext, workspaceId: string): Promise<void> {
+  if (!(ctx.db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`security-settings:${workspaceId}`}, 0))`.execute(ctx.db);
+}
+
 const updateSettings: OperationHandler = async (ctx, input) => {
   const workspaceId = requireWorkspace(ctx);
+  await serialiseUpdates(ctx, workspaceId);
   const current = await loadSettings(ctx);
   const body = readBody(input.body);
   const blockedBefore = current ? parseBlocked(current.blocked) : NOTHING_BLOCKED;

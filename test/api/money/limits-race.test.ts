@@ -91,3 +91,49 @@ describe('money controls: the 24-hour total across two replicas (PostgreSQL)', f
     expect(sawRefusal, 'the rounds reached the limit').to.equal(true);
   });
 });
+
+describe('money controls: Seguridad updates on two replicas at once lose nothing (PostgreSQL)', function () {
+  this.timeout(120_000);
+  let schema: TestSchema;
+  let a: TestApp;
+  let b: TestApp;
+  const UPDATES = 12;
+
+  before(async function () {
+    if (!process.env.DATABASE_URL) skipWithReason(this, 'DATABASE_URL is unset; only PostgreSQL runs two replicas\' transactions side by side (SQLite writes one at a time)');
+    schema = await createTestSchema();
+    const config = { databaseUrl: schema.databaseUrl };
+    a = await startTestApp({ config });
+    b = await startTestApp({ config });
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await schema?.drop();
+  });
+
+  async function patch(app: TestApp, body: unknown): Promise<{ status: number; body: any }> {
+    const token = await app.mintToken({ person: DEMO.emails.ana, scope: 'finance.security.write', aud: 'api' });
+    const res = await fetch(`${app.url}/v1/security-settings`, {
+      method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'x-workspace-id': WS, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  }
+
+  it(`${UPDATES} concurrent changes, the first one inserting the row: consecutive versions, and each logged change replaces the one before`, async () => {
+    const answers = await Promise.all(Array.from({ length: UPDATES }, (_, i) => patch(i % 2 === 0 ? a : b, {
+      money_controls: { limits: [{ window: 'move', amount: `${i + 1}.00` }] },
+    })));
+    expect(answers.map((answer) => answer.status), JSON.stringify(answers.map((answer) => answer.body))).to.deep.equal(answers.map(() => 200));
+    // Never saved before: the defaults are version 1, so twelve changes end at version 13, each answering its own.
+    expect(answers.map((answer) => answer.body.version).sort((x, y) => x - y)).to.deep.equal(Array.from({ length: UPDATES }, (_, i) => i + 2));
+    const entries = await a.services.db.selectFrom('activity').select(['details']).where('workspace_id', '=', WS).where('operation', '=', 'security_settings.update').execute();
+    expect(entries).to.have.length(UPDATES);
+    const changes = entries.map((entry) => (JSON.parse(String(entry.details)) as { changes: { field: string; old: unknown; new: unknown }[] }).changes.find((c) => c.field === 'money_controls.limits'));
+    const olds = changes.map((change) => JSON.stringify(change?.old));
+    const news = changes.map((change) => JSON.stringify(change?.new));
+    // A chain: one change replaced the empty list, every other replaced another change's value, and no two replaced the same.
+    expect(new Set(olds).size, 'two changes replaced the same value (one was lost)').to.equal(UPDATES);
+    expect(olds.filter((old) => !news.includes(old))).to.deep.equal([JSON.stringify([])]);
+  });
+});
