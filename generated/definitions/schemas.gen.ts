@@ -6712,11 +6712,22 @@ export const schema_TitleSettleBatchResult: JsonSchema = {
   "description": "Every title of the batch, settled, in the order given.",
   "type": "object",
   "required": [
+    "status",
     "items",
     "count",
     "total"
   ],
   "properties": {
+    "status": {
+      "description": "`settled`: every title ran (a batch waiting for a second person answers an approval request, `pending_approval`, instead).",
+      "type": "string",
+      "enum": [
+        "settled"
+      ],
+      "examples": [
+        "settled"
+      ]
+    },
     "items": {
       "description": "One entry per title.",
       "type": "array",

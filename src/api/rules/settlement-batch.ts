@@ -199,7 +199,8 @@ function buildSettleBatch(v: TitleVocabulary): OperationHandler {
     }
     // Each account's balance must stay renderable after every settlement of the batch.
     await assertBalancesWithinBound(ctx, [...batch.accounts.keys()]);
-    return { body: { items, count: items.length, total: formatCents(batch.totalCents) } };
+    // `status` tells the report from an approval request (`pending_approval`) in the tool's output union.
+    return { body: { status: 'settled', items, count: items.length, total: formatCents(batch.totalCents) } };
   };
 }
 

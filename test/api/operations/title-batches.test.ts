@@ -82,6 +82,8 @@ describe('settle_batch and cancel_batch (REST)', function () {
           { id: ids[2], payment_date: '2026-03-08' },
         ]);
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        // Told apart from an approval request (status pending_approval) in the tool's output union.
+        expect(res.body.status).to.equal('settled');
         expect(res.body.count).to.equal(3);
         expect(res.body.total).to.equal('360.00');
         const items = res.body.items as Record<string, unknown>[];
