@@ -8,7 +8,6 @@
  * checked, and failed sign-ins count against it.
  */
 import Router, { type RouterContext } from '@koa/router';
-import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { HttpError } from '../http/errors.js';
@@ -16,7 +15,7 @@ import type { AuthLimits } from '../http/limits.js';
 import type { AppState } from '../http/app-state.js';
 import { APPROVAL_PATH, type ApprovalDecision, type ApprovalLinks, type StoredApproval } from './approvals.js';
 import { credentialsOf, signInWithinLimit, type Credentials } from './people.js';
-import { escapeHtml, renderError, renderPage, sendPage, type Page } from './pages.js';
+import { escapeHtml, renderPage, renderRefusalsAsPages, sendPage, type Page } from './pages.js';
 import { createFormPostGuard, readForm, type FormPostGuard } from './form.js';
 
 export interface ApprovalPageOptions {
@@ -41,22 +40,12 @@ interface ApprovalPages {
 export function createApprovalRouter(options: ApprovalPageOptions): Router<AppState> {
   const pages: ApprovalPages = { options, guard: createFormPostGuard(options.csrfKey, 'approval', options.publicUrl) };
   const router = new Router<AppState>({ prefix: APPROVAL_PATH });
-  router.use(renderRefusalsAsPages);
+  router.use(renderRefusalsAsPages('Approval failed'));
   router.get('/:id', (ctx) => showApproval(pages, ctx));
   router.post('/:id', (ctx) => answerApproval(pages, ctx));
   return router;
 }
 
-/** A refusal (an HttpError) is answered with a page; anything else is the app's error. */
-async function renderRefusalsAsPages(ctx: PageContext, next: Koa.Next): Promise<void> {
-  try {
-    await next();
-  } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
-    if (err.status === 429) ctx.set(err.headers);
-    sendPage(ctx, renderError('Approval failed', err.message), err.status);
-  }
-}
 
 /** `GET /:id`: the pending approval's page, or what became of it. */
 async function showApproval(pages: ApprovalPages, ctx: PageContext): Promise<void> {

@@ -15,7 +15,6 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import Router, { type RouterContext } from '@koa/router';
-import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Caller, Channel, Identity } from '../identity/caller.js';
@@ -26,7 +25,7 @@ import { API_ERROR_STATUS } from '../http/rest-error-status.js';
 import type { AuthLimits } from '../http/limits.js';
 import type { AppState } from '../http/app-state.js';
 import { credentialsOf, describePerson, signInWithinLimit, type SignedInPerson } from './people.js';
-import { escapeHtml, renderError, renderPage, sendPage, type Page } from './pages.js';
+import { escapeHtml, renderPage, renderRefusalsAsPages, sendPage, type Page } from './pages.js';
 import { createFormPostGuard, readForm, type FormPostGuard } from './form.js';
 
 export const APPROVAL_REQUEST_PATH = '/account/approval-requests';
@@ -82,21 +81,12 @@ export function createApprovalRequestRouter(options: ApprovalRequestPageOptions)
     ticketKey: createHmac('sha256', options.csrfKey).update('approval-request-ticket').digest('base64url'),
   };
   const router = new Router<AppState>({ prefix: APPROVAL_REQUEST_PATH });
-  router.use(renderRefusalsAsPages);
+  router.use(renderRefusalsAsPages('Approval request'));
   router.get('/:id', (ctx) => showSignIn(pages, ctx));
   router.post('/:id', (ctx) => answer(pages, ctx));
   return router;
 }
 
-async function renderRefusalsAsPages(ctx: PageContext, next: Koa.Next): Promise<void> {
-  try {
-    await next();
-  } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
-    if (err.status === 429) ctx.set(err.headers);
-    sendPage(ctx, renderError('Approval request', err.message), err.status);
-  }
-}
 
 const notShown = () => new HttpError(404, 'This approval request does not exist, or you cannot decide it. Ask the person who asked for it.');
 

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type Koa from 'koa';
+import { HttpError } from '../http/errors.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
@@ -147,4 +148,20 @@ ${tick}
 
 export function renderError(title: string, message: string): Page {
   return renderPage(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p class="muted">You can close this window and start again from your application.</p>`);
+}
+
+/**
+ * A page router's refusals (an HttpError) answered as a page titled `title`, with a 429's
+ * `Retry-After`; anything else is left to the app's error handling.
+ */
+export function renderRefusalsAsPages(title: string): (ctx: Koa.Context, next: Koa.Next) => Promise<void> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      if (err.status === 429) ctx.set(err.headers);
+      sendPage(ctx, renderError(title, err.message), err.status);
+    }
+  };
 }

@@ -13,6 +13,7 @@ import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
 import { DEMO_PASSWORD } from '../../src/oauth/index.js';
 import { startRestApp, type RestApp } from '../api/support/rest-app.js';
+import { restoreDemoPermissions, setPermissions } from '../api/money/support.js';
 import { DEMO } from '../helpers/index.js';
 import { countSettlements, pickPendingPayable, readTitle } from '../confirmation/support.js';
 
@@ -25,8 +26,7 @@ describe('the approval-request page in Chromium', function () {
   this.timeout(60_000);
   let api: RestApp;
   let browser: Browser;
-  const setBruno = (permissions: readonly string[]) => api.app.services.db.updateTable('memberships').set({ permissions: JSON.stringify(permissions) })
-    .where('organization_id', '=', DEMO.organizationId).where('person_id', '=', DEMO.persons.bruno).execute();
+  const setBruno = (permissions: readonly string[]) => setPermissions(api.app.services.db, DEMO.persons.bruno, permissions);
   const setThreshold = async (threshold: string | null) => {
     const res = await api.call('PATCH', '/v1/security-settings', {
       workspace: WS, token: await api.token('ana', ANA_SCOPE), body: { money_controls: { approvals: { thresholds: { api: threshold, mcp: threshold } } } },
@@ -47,7 +47,7 @@ describe('the approval-request page in Chromium', function () {
   after(async () => {
     if (api) {
       await setThreshold(null);
-      await setBruno(['payables.view', 'receivables.view']);
+      await restoreDemoPermissions(api.app.services.db, DEMO.persons.bruno);
     }
     await browser?.close();
     await api?.close();

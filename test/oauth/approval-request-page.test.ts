@@ -13,6 +13,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../src/store/schema.js';
 import { DEMO_PASSWORD } from '../../src/oauth/index.js';
 import { startRestApp, type RestApp } from '../api/support/rest-app.js';
+import { restoreDemoPermissions, setPermissions } from '../api/money/support.js';
 import { DEMO } from '../helpers/index.js';
 import { createManualClock, type ManualClock } from '../helpers/clock.js';
 import { countSettlements, pickPendingPayable, readTitle } from '../confirmation/support.js';
@@ -22,10 +23,7 @@ const START = Date.parse('2026-06-10T12:00:00.000Z');
 const ANA_SCOPE = 'finance.all.write finance.security.write finance.approvals.write';
 const BRUNO_SCOPE = 'finance.payables.write finance.money.write finance.approvals.write';
 
-async function setBrunoPermissions(db: Kysely<Database>, permissions: readonly string[]): Promise<void> {
-  await db.updateTable('memberships').set({ permissions: JSON.stringify(permissions) })
-    .where('organization_id', '=', DEMO.organizationId).where('person_id', '=', DEMO.persons.bruno).execute();
-}
+const setBrunoPermissions = (db: Kysely<Database>, permissions: readonly string[]) => setPermissions(db, DEMO.persons.bruno, permissions);
 
 interface PageAnswer { readonly status: number; readonly html: string }
 
@@ -42,7 +40,7 @@ describe('the approval-request page of the embedded Account', function () {
     api = await startRestApp({ clock });
   });
   after(async () => {
-    await setBrunoPermissions(api.app.services.db, ['payables.view', 'receivables.view']);
+    if (api) await restoreDemoPermissions(api.app.services.db, DEMO.persons.bruno);
     await api?.close();
   });
   beforeEach(async () => {

@@ -26,6 +26,7 @@ import { accept, callTool, countSettlements, expectInputRequired, pickPendingPay
 import { modernRequest, postMcp } from '../../mcp/support/wire.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../src/store/schema.js';
+import { restoreDemoPermissions, setPermissions } from './support.js';
 
 const WS = DEMO.workspaces.matriz;
 const START = Date.parse('2026-06-10T12:00:00.000Z');
@@ -35,10 +36,7 @@ const BRUNO_SCOPE = 'finance.payables.write finance.money.write finance.approval
 /** What bruno may do here: ask for a settle and see approval requests (he approves only where a test says so). */
 const BRUNO_REQUESTER = ['payables.view', 'payables.settle', 'approvals.view'];
 
-async function setBrunoPermissions(db: Kysely<Database>, permissions: readonly string[]): Promise<void> {
-  await db.updateTable('memberships').set({ permissions: JSON.stringify(permissions) })
-    .where('organization_id', '=', DEMO.organizationId).where('person_id', '=', DEMO.persons.bruno).execute();
-}
+const setBrunoPermissions = (db: Kysely<Database>, permissions: readonly string[]) => setPermissions(db, DEMO.persons.bruno, permissions);
 
 /** The ledger of one payable: its status and version, and the transactions its settles wrote. */
 async function ledgerOf(db: Kysely<Database>, payableId: string): Promise<unknown> {
@@ -56,7 +54,7 @@ describe('money controls: a second approver (REST and MCP)', function () {
     api = await startRestApp({ clock });
   });
   after(async () => {
-    await setBrunoPermissions(api.app.services.db, ['payables.view', 'receivables.view']);
+    await restoreDemoPermissions(api.app.services.db, DEMO.persons.bruno);
     await api?.close();
   });
   beforeEach(async () => {

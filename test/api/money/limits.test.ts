@@ -11,6 +11,7 @@ import { startRestApp, type CallResult, type RestApp } from '../support/rest-app
 import { DEMO } from '../../helpers/index.js';
 import { buildSmallOfx } from '../support/coverage-requests.js';
 import { createManualClock, type ManualClock } from '../../helpers/clock.js';
+import { restoreDemoPermissions, setPermissions } from './support.js';
 
 const WS = DEMO.workspaces.filial;
 const START = Date.parse('2026-06-10T12:00:00.000Z');
@@ -199,8 +200,7 @@ describe('money controls: spending limits (REST)', function () {
 
   it('tells a member who may make no move out no limit at all (a workspace-wide total counts everyone\'s moves)', async () => {
     const db = api.app.services.db;
-    const setBruno = (permissions: readonly string[]) => db.updateTable('memberships').set({ permissions: JSON.stringify(permissions) })
-      .where('organization_id', '=', DEMO.organizationId).where('person_id', '=', DEMO.persons.bruno).execute();
+    const setBruno = (permissions: readonly string[]) => setPermissions(db, DEMO.persons.bruno, permissions);
     const brunoReads = async () => (await api.call('GET', '/v1/money/allowance', { workspace: DEMO.workspaces.matriz, token: await api.token('bruno', 'finance.payables') })).body;
     const matriz = await api.call('PATCH', '/v1/security-settings', { workspace: DEMO.workspaces.matriz, body: { money_controls: { limits: [{ window: '24h', amount: '1000.00' }] } } });
     expect(matriz.status, JSON.stringify(matriz.body)).to.equal(200);
@@ -212,7 +212,7 @@ describe('money controls: spending limits (REST)', function () {
       expect(allowed.limits).to.have.length(1);
       expect(allowed.limits[0]).to.include({ window: '24h', limit: '1000.00' });
     } finally {
-      await setBruno(['payables.view', 'receivables.view']);
+      await restoreDemoPermissions(db, DEMO.persons.bruno);
       await api.call('PATCH', '/v1/security-settings', { workspace: DEMO.workspaces.matriz, body: { money_controls: { limits: [] } } });
     }
   });
