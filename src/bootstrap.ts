@@ -96,7 +96,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
   try {
     tracing = await loadTracing(config, options.spanExporter);
     await migrateToLatest(store.db);
-    if (config.seedDemoData) await seedDemoData(store.db, clock);
+    if (config.seedDemoData) await seedDemoData(store.db, clock, registry);
     const metrics = createMetrics();
     limits = await createLimits(config, logger, metrics, { now: () => clock.now() });
     const auth = await createAuth(config, store.db, logger, metrics, { clock });

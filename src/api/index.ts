@@ -16,6 +16,7 @@ export { CONFIRMATION_TTL_SECONDS, createNonce, openState, sealState, type Confi
 export { type ConfirmationTarget, type DescribeTarget } from './confirmation/target.js';
 export { DOWNLOAD_LINK_PARAMETER, DOWNLOAD_LINK_PATH, DOWNLOAD_LINK_TTL_SECONDS, createDownloadLinks, type DownloadGrant, type DownloadLinks, type IssuedLink } from './download-links.js';
 export { createOperationService } from './execute.js';
+export { askForApproval, type ApprovalAsk, type AskForApprovalDeps } from './money/ask.js';
 export { computeShares } from './rules/apportionment.js';
 export { classify, type RuleRow } from './rules/statements/classify.js';
 export { readWorkspaceDate } from './rules/title-status.js';

@@ -1,7 +1,7 @@
 /**
  * The demo identity (docs/domain.md#demo-data): organization "Demo Ltda", workspaces "Matriz" and
- * "Filial", and three people — an admin, a reader of payables/receivables in Matriz, and an
- * inactive member. Finance records are `finance.ts`'s job.
+ * "Filial", and three people — an admin, a reader of payables/receivables in Matriz who may also
+ * settle payables (his agent asked for the demo's approval requests), and an inactive member. Finance records are `finance.ts`'s job.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
@@ -27,7 +27,8 @@ export const DEMO_MEMBERS: readonly DemoMember[] = [
   },
   {
     membershipId: ids.BRUNO_MEMBERSHIP_ID, personId: ids.BRUNO_PERSON_ID, email: 'bruno@demo.test', name: 'Bruno Lima',
-    status: 'active', isAdmin: false, permissions: ['payables.view', 'receivables.view'],
+    // payables.settle: his agent asked for the demo's pending approval requests (approvals.ts), which run as his when approved.
+    status: 'active', isAdmin: false, permissions: ['payables.view', 'payables.settle', 'receivables.view'],
     workspaceIds: [ids.MATRIZ_WORKSPACE_ID],
   },
   {

@@ -18,6 +18,12 @@ const SETTLE_PAYABLE: OperationRef = {
   scopes: ['finance.payables.write', 'finance.money.write'], permission: 'payables.settle', movesMoney: true, outflow: 'payable-settlement', workspaceScoped: true,
   readOnly: false, destructive: true, idempotent: false, confirmation: { describer: 'title' }, changes: [], shows: [], sums: [],
 };
+/** What bruno may not do (he settles payables, for the demo's approval requests, but not receivables). */
+const SETTLE_RECEIVABLE: OperationRef = {
+  operationId: 'receivables.settle', method: 'POST', path: '/v1/receivables/{id}/settle',
+  scopes: ['finance.receivables.write', 'finance.money.write'], permission: 'receivables.settle', movesMoney: true, outflow: null, workspaceScoped: true,
+  readOnly: false, destructive: true, idempotent: false, confirmation: { describer: 'title' }, changes: [], shows: [], sums: [],
+};
 const LIST_ACCOUNTS: OperationRef = {
   operationId: 'accounts.list', method: 'GET', path: '/v1/accounts', scopes: ['finance.accounts'],
   permission: 'accounts.view', movesMoney: false, outflow: null, workspaceScoped: true, readOnly: true, destructive: false, idempotent: true, confirmation: null, changes: [], shows: [], sums: [],
@@ -105,7 +111,7 @@ describe('authorize', () => {
   describe('assertPermission(caller, op)', () => {
     it('throws insufficient_permission naming the permission the member lacks', async () => {
       const bruno = await callerOf(DEMO.persons.bruno, 'finance.all.write');
-      expectApiError(() => assertPermission(bruno, SETTLE_PAYABLE), 'insufficient_permission', { permission: 'payables.settle' });
+      expectApiError(() => assertPermission(bruno, SETTLE_RECEIVABLE), 'insufficient_permission', { permission: 'receivables.settle' });
       expectApiError(() => assertPermission(bruno, LIST_ACCOUNTS), 'insufficient_permission', { permission: 'accounts.view' });
     });
 
@@ -122,7 +128,8 @@ describe('authorize', () => {
       expect(canReach(await callerOf(DEMO.persons.ana, 'finance.all.write'), SETTLE_PAYABLE)).to.equal(true);
       expect(canReach(await callerOf(DEMO.persons.ana, 'finance.all'), SETTLE_PAYABLE)).to.equal(false);
       expect(canReach(await callerOf(DEMO.persons.bruno, 'finance.all.write'), LIST_PAYABLES)).to.equal(true);
-      expect(canReach(await callerOf(DEMO.persons.bruno, 'finance.all.write'), SETTLE_PAYABLE)).to.equal(false);
+      expect(canReach(await callerOf(DEMO.persons.bruno, 'finance.all.write'), SETTLE_RECEIVABLE)).to.equal(false);
+      expect(canReach(await callerOf(DEMO.persons.bruno, 'finance.all'), SETTLE_PAYABLE), 'a permission without the scope').to.equal(false);
       expect(canReach(await callerOf(DEMO.persons.carla, 'finance.all.write'), LIST_PAYABLES)).to.equal(false);
     });
   });

@@ -68,7 +68,7 @@ describe('auth.bearer(audience, limits)', () => {
     expect(res.status).to.equal(200);
     expect(res.body.channel).to.equal('api');
     expect(res.body.membership).to.deep.include({ status: 'active', isAdmin: false, workspaceIds: [DEMO.workspaces.matriz] });
-    expect(res.body.membership.permissions).to.have.members(['payables.view', 'receivables.view']);
+    expect(res.body.membership.permissions).to.have.members(['payables.view', 'payables.settle', 'receivables.view']);
   });
 
   it('returns 401 with a resource_metadata challenge and no error when the token is missing', async () => {

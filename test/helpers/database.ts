@@ -9,6 +9,9 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase } from '../../src/store/db.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { seedDemoData } from '../../src/seed/index.js';
+import { systemClock } from '../../src/runtime/clock.js';
+import { routes } from '../../generated/registry.gen.js';
+import { handlers } from '../../generated/handlers.gen.js';
 import type { Database } from '../../src/store/schema.js';
 
 export interface TestSchema {
@@ -104,7 +107,8 @@ export async function openTestDatabase(options: { seed?: boolean } = {}): Promis
   const store = await openDatabase(buildTestConfig({ databaseUrl: schema.databaseUrl }));
   try {
     await migrateToLatest(store.db);
-    if (options.seed ?? true) await seedDemoData(store.db);
+    // The registry's routes and handlers, as src/bootstrap.ts passes them: the demo's approval requests too.
+    if (options.seed ?? true) await seedDemoData(store.db, systemClock, { routes, handlers });
   } catch (err) {
     await store.close();
     await schema.drop();

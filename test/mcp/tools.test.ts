@@ -82,7 +82,7 @@ describe('tools/list and tools/call', function () {
       expect(names).to.deep.equal(readOnly);
     });
 
-    it('shows the limited member (bruno) exactly the tools his panel permissions allow: read tools only', async function () {
+    it('shows the limited member (bruno) exactly the tools his panel permissions allow: read tools, and the payable settles', async function () {
       const token = await app.mintToken({ person: DEMO.emails.bruno, scope: ALL_WRITE });
       const names = await listNames(token);
       // Derived from the seed and the registry, so a new operation needs no edit here.
@@ -90,7 +90,10 @@ describe('tools/list and tools/call', function () {
       // `none`: the tool needs no panel permission (finance_workspaces_list: every member lists their own workspaces).
       const expected = tools.filter((t) => granted.has(t.operation.permission) || t.operation.permission === 'none');
       expect(expected.length, 'tools bruno may use').to.be.greaterThan(0).and.lessThan(tools.length);
-      expect(expected.every((t) => t.operation.readOnly && t.annotations.readOnlyHint), 'bruno only reads').to.equal(true);
+      // He reads; his one write permission is payables.settle (his agent asked for the demo's approval requests, src/seed/approvals.ts).
+      const writes = expected.filter((t) => !(t.operation.readOnly && t.annotations.readOnlyHint));
+      expect(writes.map((t) => t.name), 'bruno settles payables').to.include.members(['finance_payables_settle', 'finance_payables_settle_batch']);
+      expect(writes.every((t) => t.operation.permission === 'payables.settle'), 'bruno\'s only writes are under payables.settle').to.equal(true);
       expect(names).to.deep.equal(expected.map((t) => t.name).sort());
     });
 

@@ -51,7 +51,7 @@ describe('migrateToLatest(db) and seedDemoData(db)', () => {
     expect(byPerson.get(DEMO.persons.ana)).to.include({ status: 'active', is_admin: 1 });
     expect(JSON.parse(byPerson.get(DEMO.persons.ana)?.permissions ?? '[]')).to.deep.equal([...ALL_PERMISSIONS]);
     expect(byPerson.get(DEMO.persons.bruno)).to.include({ status: 'active', is_admin: 0 });
-    expect(JSON.parse(byPerson.get(DEMO.persons.bruno)?.permissions ?? '[]')).to.deep.equal(['payables.view', 'receivables.view']);
+    expect(JSON.parse(byPerson.get(DEMO.persons.bruno)?.permissions ?? '[]')).to.deep.equal(['payables.view', 'payables.settle', 'receivables.view']);
     expect(byPerson.get(DEMO.persons.carla)?.status).to.equal('inactive');
     const brunoWorkspaces = await store.db.selectFrom('membership_workspaces').select('workspace_id')
       .where('membership_id', '=', byPerson.get(DEMO.persons.bruno)?.id ?? '').execute();

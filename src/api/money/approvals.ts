@@ -7,7 +7,7 @@
  * `expires_at` passed (the services' clock) reads `expired` and can no longer be decided.
  *
  *   needsApproval(controls, channel, measured): boolean
- *   createApprovalRequest(ctx, operation, input, measured, controls): Promise<OperationOutput>
+ *   createApprovalRequest(ctx, operation, input, measured, controls, id?): Promise<OperationOutput>
  *   decideApprovalRequest(ctx, id, decision): Promise<OperationOutput>   // approve (runs the move) or reject
  *   readApprovalRequest(ctx, id) / approvalListDefinition(ctx)           // what approvals.get and approvals.list answer
  */
@@ -80,9 +80,10 @@ async function assertNoLiveRequest(ctx: OperationContext, measured: MeasuredMove
  * Inside the move's transaction, instead of the operation: the request row (the sentence, the
  * stored input, the measured items with their versions, the expiry on the services' clock),
  * the requester's activity entry, and the request as the answer (`outcome: 'pending_approval'`).
+ * `id`: a fresh UUID, unless the caller names one (the demo seed's requests have fixed ids).
  */
 export async function createApprovalRequest(
-  ctx: OperationContext, operation: OperationRef, input: OperationInput, measured: MeasuredMove, controls: MoneyControls,
+  ctx: OperationContext, operation: OperationRef, input: OperationInput, measured: MeasuredMove, controls: MoneyControls, id: string = randomUUID(),
 ): Promise<OperationOutput> {
   const workspaceId = requireWorkspace(ctx);
   const { caller } = ctx;
@@ -90,7 +91,7 @@ export async function createApprovalRequest(
   const now = ctx.now();
   await assertNoLiveRequest(ctx, measured, now);
   const row: Row = {
-    id: randomUUID(), workspace_id: workspaceId, operation_id: operation.operationId, input: storedInput(input),
+    id, workspace_id: workspaceId, operation_id: operation.operationId, input: storedInput(input),
     sentence: await describeMove(ctx, operation, input), amount_cents: measured.totalCents,
     items: JSON.stringify(measured.items.map((item) => ({
       record_id: item.recordId, kind: item.kind, cents: item.cents, payee_person_id: item.payeePersonId, account_id: item.accountId, version: item.version, label: item.label,
