@@ -81,7 +81,11 @@ export function createRestRouter({ operations, routes, auth, limits }: RestRoute
   };
   for (const route of routes) {
     const method = route.operation.method.toLowerCase() as Method;
-    router[method](route.koaPath, renderRestErrors, refuseUnsafeWorkspaceHint, bearer, limitProtocol, createRouteHandler(operations, route));
+    // One chain of one declared type: left to infer the context type from five middlewares of
+    // different declarations, the overloads of router.get/post/… could settle on another candidate
+    // as the program grew (a copy with three more operations failed to type-check).
+    const chain: RouterMiddleware<AppState>[] = [renderRestErrors, refuseUnsafeWorkspaceHint, bearer, limitProtocol, createRouteHandler(operations, route)];
+    router[method](route.koaPath, ...chain);
   }
   return router;
 }

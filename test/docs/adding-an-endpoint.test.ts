@@ -178,7 +178,8 @@ describe('docs/adding-an-endpoint.md, applied to a copy of the repository', func
     expect(generated.status, `npm run generate: ${generated.stderr}`).to.equal(0);
   });
   after(function () {
-    if (copy) for (const made of [copy, `${copy}-mocha-report.json`]) fs.rmSync(made, { recursive: true, force: true });
+    // KEEP_COPY=1 leaves the copy (and its report) in the temp dir, to look into a failure.
+    if (copy && !process.env.KEEP_COPY) for (const made of [copy, `${copy}-mocha-report.json`]) fs.rmSync(made, { recursive: true, force: true });
   });
 
   it('shows three operations: a GET returning a record, a list with two filters, a destructive POST with a confirmation sentence', function () {

@@ -171,6 +171,12 @@ async function resolve(node: Record<string, unknown>, pointer: string, resource:
       for (const [index, item] of value.entries()) if (item && typeof item === 'object') await resolve(item as Record<string, unknown>, `${here}/${index}`, resource, root, take, references);
     } else if (value && typeof value === 'object') await resolve(value as Record<string, unknown>, here, resource, root, take, references);
   }
+  // An approval of payment destinations says what the approver saw: the person's current values
+  // of the kinds approved (a taker that names nothing gives none: any value, the person is not found).
+  if (node['expected'] !== undefined && typeof node['person_id'] === 'string' && Array.isArray(node['kinds'])) {
+    const seen = (await take(`destinations_of:${node['person_id']}`)).params ?? {};
+    node['expected'] = Object.fromEntries((node['kinds'] as string[]).map((kind) => [kind, typeof seen[kind] === 'string' ? seen[kind] : 'unseen']));
+  }
   // Statement lines exist only through an import: one line per record, of its amount and direction.
   if (Array.isArray(node['statement_line_ids']) && Array.isArray(node['items'])) {
     const items = node['items'] as { type: string; id: string }[];
@@ -298,8 +304,16 @@ export async function createTaker(api: RestApp, workspace: string): Promise<Take
     }).execute();
     return { id };
   };
+  /** A person's payment destinations as an approver reads them (`expected` of payee_allowlist.approve). */
+  const destinationsOf = async (kind: string): Promise<RecordRef> => {
+    const id = kind.slice('destinations_of:'.length);
+    const person = await run({ method: 'GET', path: `/v1/people/${id}`, params: {} });
+    const bank = person['bank_account'] as { bank_code: string; agency: string; account_number: string } | null;
+    return { id, params: { document_number: person['document_number'], pix_key: person['pix_key'], bank_account: bank ? `${bank.bank_code}/${bank.agency}/${bank.account_number}` : null } };
+  };
   const take: Take = async (kind) => {
     if (kind.startsWith('statement_line_for:')) return lineFor(kind);
+    if (kind.startsWith('destinations_of:')) return destinationsOf(kind);
     if (kind === 'approvals') return approvalFor();
     if (kind.startsWith('ref:')) {
       const id = refs[kind];
