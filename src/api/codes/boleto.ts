@@ -22,16 +22,15 @@
  *  - @brazilian-utils/brazilian-utils 2.4.0 (isValidBoleto, getBoletoInfo) checks every digit of a
  *    bank line, but takes no 44-digit bank barcode, strips every non-digit (letters included), says
  *    only `null` for a bad code (not which check failed), returns no barcode for a bank boleto, gives
- *    a reference-value arrecadação amount as if it were money, and builds due dates as local-time
- *    `Date`s (the day depends on the server's time zone).
+ *    a reference value's 11 digits as an amount in cents too (beside a flag), and builds due dates
+ *    as local-time `Date`s (the day depends on the server's time zone).
  * None gives the identity (the barcode), the check that failed, and a stable date for a pinned
  * reference date; this module is small enough to own.
  *
  * Sources (the layouts, not the libraries):
- *  - Banco Central, Carta-Circular nº 2.926 (2000), and FEBRABAN's "Especificações técnicas" of the
- *    Ficha de Compensação as the banks reproduce them (e.g. Banco do Brasil, "Especificações Técnicas
- *    para Confecção de Boleto de Cobrança"): the bank barcode and linha digitável layouts, modulo 10
- *    for the field digits, modulo 11 (weights 2–9, results 0, 10, 11 → 1) for the general digit,
+ *  - Banco Central, Carta-Circular nº 2.926 (2000), as the banks' boleto specifications reproduce it
+ *    (e.g. Banco do Brasil, "Especificações Técnicas para Confecção de Boleto de Cobrança"): the
+ *    bank barcode and linha digitável layouts, modulo 10 for the field digits, modulo 11 (weights 2–9, results 0, 10, 11 → 1) for the general digit,
  *    the due-date factor (days since 1997-10-07) and currency code 9 = real.
  *  - FEBRABAN, "Layout Padrão de Arrecadação/Recebimento com Utilização do Código de Barras"
  *    (versions 4 to 8): the arrecadação barcode, its segments, the value identifier choosing

@@ -181,6 +181,23 @@ describe('decodeBoleto: bank boletos from the packages', () => {
     });
   }
 
+  it('takes 1 as the general digit where 11 − remainder is 10 or 11 (remainder 1 or 0), and refuses 0 there', () => {
+    // Search free fields (deterministically) until both remainders have a boleto.
+    const found = new Map<number, string>();
+    for (let n = 0; found.size < 2 && n < 1000; n++) {
+      const body = '3419' + '1500' + '0000012345' + String(n).padStart(25, '0');
+      const remainder = ref.remainder11(body);
+      if ((remainder === 0 || remainder === 1) && !found.has(remainder)) found.set(remainder, body);
+    }
+    expect([...found.keys()].sort()).to.deep.equal([0, 1]);
+    for (const body of found.values()) {
+      const withOne = body.slice(0, 4) + '1' + body.slice(4);
+      expect(bank(withOne, '2026-01-15').barcode).to.equal(withOne);
+      expect(bank(ref.bankLine(withOne), '2026-01-15').barcode).to.equal(withOne);
+      expectRefused(body.slice(0, 4) + '0' + body.slice(4), ['the general check digit does not match']);
+    }
+  });
+
   it('gives the same payment identity (barcode) for the barcode and the linha of one boleto', () => {
     const fromLine = bank('10492006506100010004200997263900989810000021403', '2022-05-01');
     const fromBarcode = bank('10499898100000214032006561000100040099726390', '2022-05-01');
