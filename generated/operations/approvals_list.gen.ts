@@ -33,7 +33,7 @@ export const operation: OperationDefinition = {
     "sums": []
   },
   "title": "List Approval Requests",
-  "description": "Lists money moves waiting for, or decided by, a second person: the ones you asked for, decided, or may decide. `status` pending: only those you may approve now (not yours). Approving is REST or the Account page, never a tool.",
+  "description": "Lists money moves waiting for, or decided by, a second person: the ones you asked for, decided, or may decide. The status filter `pending`: only those you may approve now (not yours). Approving is REST or the Account page, never a tool.",
   "toolName": "finance_approvals_list",
   "parameters": [],
   "list": {
