@@ -72,6 +72,16 @@ export interface OperationOutput {
   readonly file?: FileOutput;
 }
 
+/** One item of an approval request as it was measured and shown. */
+export interface ApprovedItem {
+  readonly recordId: string | null;
+  readonly kind: string;
+  readonly cents: number;
+  readonly version: number | null;
+  readonly payeePersonId: string | null;
+  readonly accountId: string | null;
+}
+
 /** A money move a second person approved (docs/security.md#money-controls), run by `ctx.runApprovedMove`. */
 export interface ApprovedMoveRequest {
   readonly operationId: string;
@@ -80,8 +90,14 @@ export interface ApprovedMoveRequest {
   /** Who asked: the move runs, is recorded and is limited as theirs, on their channel. */
   readonly requester: { readonly personId: string; readonly channel: Exclude<Channel, 'link'>; readonly tokenType: TokenType };
   readonly approvalRequestId: string;
-  /** Each measured record's version when the request was made: a record changed since is refused (CONFLICT). */
-  readonly expectedVersions: Readonly<Record<string, number>>;
+  /**
+   * What the approver was shown: every item the move measured when it was asked (record, amount,
+   * version, payee, account) and their total. The move measured again must be exactly this — a
+   * record changed, added or gone since refuses it (CONFLICT), so an approval never runs more (or
+   * other) money out than the request it approved.
+   */
+  readonly approvedItems: readonly ApprovedItem[];
+  readonly approvedTotalCents: number;
 }
 
 export interface OperationContext {

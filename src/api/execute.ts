@@ -42,6 +42,7 @@ import type { ConfirmationDescribers } from './confirmation/describe.js';
 import { adviseMoneyMove, enforceMoneyMove, recordMoneyMove } from './money/controls.js';
 import { createApprovalRequest } from './money/approvals.js';
 import { findMeasure } from './money/measures.js';
+import type { MeasuredMove } from './money/types.js';
 
 export interface OperationServiceDeps {
   readonly db: Kysely<Database>;
@@ -213,6 +214,18 @@ async function loadRequesterMembership(approving: OperationContext, personId: st
   return membership;
 }
 
+/** One measured item as a comparable key: its record, amount, version, payee and account. */
+const itemKey = (item: { recordId: string | null; kind: string; cents: number; version: number | null; payeePersonId: string | null; accountId: string | null }): string =>
+  JSON.stringify([item.kind, item.recordId, item.cents, item.version, item.payeePersonId, item.accountId]);
+
+/** Whether the move measured now is the one approved: the same items (as a multiset) and the same total. */
+function sameMove(measured: MeasuredMove, request: ApprovedMoveRequest): boolean {
+  if (measured.totalCents !== request.approvedTotalCents || measured.items.length !== request.approvedItems.length) return false;
+  const approved = request.approvedItems.map(itemKey).sort();
+  const now = measured.items.map(itemKey).sort();
+  return approved.every((key, index) => key === now[index]);
+}
+
 /**
  * An approved request's move, in the approving call's transaction (docs/security.md#money-controls):
  * its operation's own handler with the original arguments (validated again against the route),
@@ -231,18 +244,18 @@ async function runApprovedMove(runtime: Runtime, approving: OperationContext, re
   const caller = { ...approving.caller, personId: request.requester.personId, channel: request.requester.channel, tokenType: request.requester.tokenType, membership };
   // The move's own activity entries name the request and both people (docs/security.md#money-controls).
   const activityDetails = { approval_request_id: request.approvalRequestId, requested_by: request.requester.personId, approved_by: approving.caller.personId };
-  const ctx: ListAwareContext = { ...approving, caller, bounds: compiled.route.bounds, listSpec: compiled.route.list, activityDetails };
+  // The move's result is kept with the request and read by the requester and the approvers: it
+  // leaves out what either of the two people of this decision may not read.
+  const omitted = new Set([...findOmittedKinds(caller, operation), ...findOmittedKinds(approving.caller, operation)]);
+  const ctx: ListAwareContext = { ...approving, caller, omitted, bounds: compiled.route.bounds, listSpec: compiled.route.list, activityDetails };
   const decision = await enforceMoneyMove(ctx, operation, request.input, { approvedRequestId: request.approvalRequestId });
   if (!decision) throw new Error(`${request.operationId} measured no outflow`);
-  for (const item of decision.measured.items) {
-    const expected = item.recordId === null ? undefined : request.expectedVersions[item.recordId];
-    if (expected !== undefined && item.version !== expected) {
-      throw new ApiError('CONFLICT', 'A record of this request changed since it was asked; nothing was changed. Ask again.');
-    }
+  if (!sameMove(decision.measured, request)) {
+    throw new ApiError('CONFLICT', 'This move would no longer do exactly what was approved (a record, an amount, a payee or an account changed since it was asked); nothing was changed. Ask again.');
   }
   const output = await compiled.handler(ctx, request.input);
   await recordMoneyMove(ctx, decision.measured, request.approvalRequestId);
-  return output;
+  return markOmitted(output, omitted);
 }
 
 /** The Idempotency-Key scope of a write: only on a route that declares the header, in a workspace, with a key. */

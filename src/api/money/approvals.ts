@@ -114,7 +114,10 @@ function effectiveStatus(row: Pick<Row, 'status' | 'expires_at'>, now: Date): st
   return row.status === PENDING && row.expires_at <= now.toISOString() ? 'expired' : row.status;
 }
 
-interface StoredItem { record_id: string | null; kind: string; cents: number; label: string; version: number | null }
+interface StoredItem {
+  record_id: string | null; kind: string; cents: number; label: string; version: number | null;
+  payee_person_id?: string | null; account_id?: string | null;
+}
 
 function parseJson<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;
@@ -275,11 +278,13 @@ async function runMove(ctx: OperationContext, row: Row): Promise<OperationOutput
   if (!ctx.runApprovedMove) throw new Error('approving needs a write context (ctx.runApprovedMove)');
   const input = parseJson<OperationInput>(row.input, { path: {}, query: {} });
   const items = parseJson<StoredItem[]>(row.items, []);
-  const expectedVersions = Object.fromEntries(items.flatMap((item) => (item.record_id !== null && item.version !== null ? [[item.record_id, item.version]] : [])));
+  const approvedItems = items.map((item) => ({
+    recordId: item.record_id, kind: item.kind, cents: item.cents, version: item.version, payeePersonId: item.payee_person_id ?? null, accountId: item.account_id ?? null,
+  }));
   try {
     return await ctx.runApprovedMove({
       operationId: row.operation_id, input: { path: input.path ?? {}, query: input.query ?? {}, ...(input.body === undefined ? {} : { body: input.body }) },
-      requester: { personId: row.requested_by, channel: row.requested_via, tokenType: row.token_type }, approvalRequestId: row.id, expectedVersions,
+      requester: { personId: row.requested_by, channel: row.requested_via, tokenType: row.token_type }, approvalRequestId: row.id, approvedItems, approvedTotalCents: Number(row.amount_cents),
     });
   } catch (err) {
     if (!(err instanceof ApiError) || !MOVE_REFUSALS.has(err.code)) throw err;
