@@ -142,13 +142,37 @@ async function decide(pages: Pages, ctx: PageContext, target: Target, form: URLS
   // The ticket is used once per decision: posting the form twice answers the first decision.
   const idempotencyKey = createHash('sha256').update(`${decision}:${ticket}`).digest('base64url');
   const body = decision === 'reject' && reason !== '' ? { reason } : undefined;
-  const decided = await run(pages, person, target, decision === 'approve' ? 'approvals.approve' : 'approvals.reject', { idempotencyKey, body });
+  const decided = await decideOnce(pages, person, target, decision, { idempotencyKey, body });
   const status = String(decided['status']);
   const heading = status === 'approved' ? 'Approved' : 'Rejected';
   const said = status === 'approved'
     ? 'The money move ran once, as the person who asked for it.'
     : 'The money move will not run. The person who asked for it can see why.';
   sendPage(ctx, renderPage(heading, `<h1>${heading}</h1><p><strong>${escapeHtml(String(decided['description']))}</strong></p><p>${said}</p>`));
+}
+
+/**
+ * The decision, or — when the form was posted twice at once and the other post won (its claim
+ * made this one's CONFLICT: already approved/rejected) — the request as that decision left it,
+ * when it was this person's same decision: a double click answers the first decision, never an error.
+ */
+async function decideOnce(
+  pages: Pages, person: SignedInPerson, target: Target, decision: 'approve' | 'reject', extra: { readonly idempotencyKey: string; readonly body: unknown },
+): Promise<Record<string, unknown>> {
+  const status = decision === 'approve' ? 'approved' : 'rejected';
+  try {
+    return await run(pages, person, target, decision === 'approve' ? 'approvals.approve' : 'approvals.reject', extra, { passConflicts: true });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'CONFLICT' || error.details?.['status'] !== status) throw asPageError(error);
+    const request = await run(pages, person, target, 'approvals.get');
+    if (request['status'] !== status || request['decided_by'] !== person.personId) throw asPageError(error);
+    return request;
+  }
+}
+
+/** An ApiError of a decision as the page's refusal: what the API says, with the REST status. */
+function asPageError(error: unknown): unknown {
+  return error instanceof ApiError ? new HttpError(API_ERROR_STATUS[error.code], error.message) : error;
 }
 
 /**
@@ -159,6 +183,7 @@ async function decide(pages: Pages, ctx: PageContext, target: Target, form: URLS
 async function run(
   pages: Pages, person: SignedInPerson, target: Target, operationId: 'approvals.get' | 'approvals.approve' | 'approvals.reject',
   extra: { readonly idempotencyKey?: string; readonly body?: unknown } = {},
+  options: { readonly passConflicts?: boolean } = {},
 ): Promise<Record<string, unknown>> {
   const identity: Identity = { personId: person.personId, organizationId: person.organizationId, scopes: WEB_SCOPES, tokenType: 'personal', tokenId: WEB_TOKEN_ID, expiresAt: 0 };
   const caller = await pages.options.loadCaller(identity, 'web');
@@ -177,7 +202,8 @@ async function run(
     if (!(error instanceof ApiError)) throw error;
     if (HIDDEN.has(error.code) || (error.code === 'insufficient_permission' && operationId === 'approvals.get')) throw notShown();
     if (error.code === 'RATE_LIMITED' || error.code === 'SERVICE_UNAVAILABLE') throw new HttpError(503, 'The service is busy; try again in a moment. Nothing was changed.');
-    throw new HttpError(API_ERROR_STATUS[error.code], error.message);
+    if (options.passConflicts && error.code === 'CONFLICT') throw error;
+    throw asPageError(error);
   }
 }
 

@@ -135,6 +135,15 @@ describe('the approval-request page of the embedded Account', function () {
     expect(after.html).to.not.include('value="approve"');
   });
 
+  it('a double click (two posts of Approve at once) answers Approved to both, and the move runs once', async () => {
+    const request = await brunoAsks();
+    const reviewed = await review(request.url, 'ana@demo.test');
+    const answers = await Promise.all([press(request.url, reviewed, 'approve'), press(request.url, reviewed, 'approve'), press(request.url, reviewed, 'approve')]);
+    expect(answers.map((a) => a.status), answers.map((a) => a.html.slice(-300)).join('\n')).to.deep.equal([200, 200, 200]);
+    expect(answers.every((a) => a.html.includes('<h1>Approved</h1>'))).to.equal(true);
+    expect(await countSettlements(api.app.services.db, request.payableId)).to.equal(1);
+  });
+
   it('rejects with the reason the person typed; the ledger is untouched', async () => {
     const request = await brunoAsks();
     const before = await readTitle(api.app.services.db, request.payableId);
