@@ -8001,37 +8001,6 @@ export const schema_cost_centers_list_fields: JsonSchema = {
   "description": "Return only these fields of each cost center (`id` is always included). Unknown name → `BAD_REQUEST`."
 };
 
-export const schema_fields_items_d7b91a17: JsonSchema = {
-  "type": "string",
-  "enum": [
-    "description",
-    "amount",
-    "due_date",
-    "competence_date",
-    "status",
-    "person_id",
-    "category_id",
-    "financial_account_id",
-    "document_number",
-    "notes",
-    "payment_date",
-    "paid_amount",
-    "interest_amount",
-    "discount_amount",
-    "transaction_id",
-    "cost_center_allocations",
-    "attachments_count",
-    "overdue",
-    "created_at",
-    "updated_at",
-    "created_by",
-    "updated_by",
-    "created_via",
-    "updated_via",
-    "version"
-  ]
-};
-
 export const schema_parameter_Idempotency_Key: JsonSchema = {
   "type": "string",
   "minLength": 1,
@@ -8051,7 +8020,37 @@ export const schema_payables_list_fields: JsonSchema = {
       "amount"
     ]
   ],
-  "items": schema_fields_items_d7b91a17,
+  "items": {
+    "type": "string",
+    "enum": [
+      "description",
+      "amount",
+      "due_date",
+      "competence_date",
+      "status",
+      "person_id",
+      "category_id",
+      "financial_account_id",
+      "document_number",
+      "notes",
+      "payment_date",
+      "paid_amount",
+      "interest_amount",
+      "discount_amount",
+      "transaction_id",
+      "cost_center_allocations",
+      "attachments_count",
+      "overdue",
+      "payment_code",
+      "created_at",
+      "updated_at",
+      "created_by",
+      "updated_by",
+      "created_via",
+      "updated_via",
+      "version"
+    ]
+  },
   "description": "Return only these fields of each payable (`id` is always included). Unknown name → `BAD_REQUEST`."
 };
 
@@ -8096,7 +8095,36 @@ export const schema_receivables_list_fields: JsonSchema = {
       "amount"
     ]
   ],
-  "items": schema_fields_items_d7b91a17,
+  "items": {
+    "type": "string",
+    "enum": [
+      "description",
+      "amount",
+      "due_date",
+      "competence_date",
+      "status",
+      "person_id",
+      "category_id",
+      "financial_account_id",
+      "document_number",
+      "notes",
+      "payment_date",
+      "paid_amount",
+      "interest_amount",
+      "discount_amount",
+      "transaction_id",
+      "cost_center_allocations",
+      "attachments_count",
+      "overdue",
+      "created_at",
+      "updated_at",
+      "created_by",
+      "updated_by",
+      "created_via",
+      "updated_via",
+      "version"
+    ]
+  },
   "description": "Return only these fields of each receivable (`id` is always included). Unknown name → `BAD_REQUEST`."
 };
 

@@ -110,6 +110,21 @@ describe('payables.create_from_code (POST /v1/payables/from-code)', function () 
       expect(second.id).to.not.equal(recorded[0]!.id);
     });
 
+    it('lists payment_code as a sparse field (null on a payable typed by hand)', async () => {
+      const typed = await api.call('POST', '/v1/payables', { workspace: M, body: { description: 'NF 77', amount: '10.00', due_date: '2031-07-07', person_id: f.vendorId } });
+      expect(typed.status).to.equal(201);
+      expect(typed.body['payment_code']).to.equal(null);
+      const boleto = freshBoleto('2031-07-07');
+      const coded = await created({ code: boleto.line });
+      const page = await api.call('GET', '/v1/payables?limit=100&fields=payment_code&due_date=2031-07-07', { workspace: M });
+      expect(page.status, JSON.stringify(page.body)).to.equal(200);
+      const rows = page.body.data as { id: string; payment_code: Record<string, unknown> | null }[];
+      expect(rows.map((r) => r.id).sort()).to.deep.equal([typed.body.id, coded.id].sort());
+      for (const row of rows) expect(Object.keys(row).sort()).to.deep.equal(['id', 'payment_code']);
+      expect(rows.find((r) => r.id === typed.body.id)?.payment_code).to.equal(null);
+      expect(rows.find((r) => r.id === coded.id)?.payment_code).to.deep.equal(coded['payment_code']);
+    });
+
     it('records the same boleto in the other workspace (workspaces never conflict)', async () => {
       const other = await created({ code: BOLETO_LINE }, F);
       expect(other).to.include({ amount: '214.03', due_date: '2022-05-10' });
