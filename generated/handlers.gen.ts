@@ -10,6 +10,7 @@ import { handlers as handlers_classification_rules } from "../src/api/operations
 import { handlers as handlers_companies } from "../src/api/operations/companies.js";
 import { handlers as handlers_cost_centers } from "../src/api/operations/cost-centers.js";
 import { handlers as handlers_money_allowance } from "../src/api/operations/money-allowance.js";
+import { handlers as handlers_payables_from_code } from "../src/api/operations/payables-from-code.js";
 import { handlers as handlers_payables } from "../src/api/operations/payables.js";
 import { handlers as handlers_payee_allowlist } from "../src/api/operations/payee-allowlist.js";
 import { handlers as handlers_people } from "../src/api/operations/people.js";
@@ -35,6 +36,7 @@ export const handlers = Object.freeze({
   ...handlers_companies,
   ...handlers_cost_centers,
   ...handlers_money_allowance,
+  ...handlers_payables_from_code,
   ...handlers_payables,
   ...handlers_payee_allowlist,
   ...handlers_people,

@@ -3025,6 +3025,7 @@ export const schema_Payable: JsonSchema = {
     "cost_center_allocations",
     "attachments_count",
     "overdue",
+    "payment_code",
     "created_at",
     "updated_at",
     "created_by",
@@ -3210,6 +3211,103 @@ export const schema_Payable: JsonSchema = {
       "examples": [
         false
       ]
+    },
+    "payment_code": {
+      "description": "The code it was recorded from (`finance_payables_create_from_code`); `null` when typed.",
+      "type": [
+        "object",
+        "null"
+      ],
+      "required": [
+        "kind",
+        "barcode",
+        "digitable_line",
+        "payload",
+        "pix_key",
+        "txid",
+        "location"
+      ],
+      "properties": {
+        "kind": {
+          "description": "Bank boleto, arrecadação (utility/tax) boleto, or Pix.",
+          "type": "string",
+          "enum": [
+            "boleto",
+            "utility",
+            "pix_static",
+            "pix_dynamic"
+          ],
+          "examples": [
+            "boleto"
+          ]
+        },
+        "barcode": {
+          "description": "A boleto's 44 digits.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^\\d{44}$",
+          "examples": [
+            "10499898100000214032006561000100040099726390"
+          ]
+        },
+        "digitable_line": {
+          "description": "A boleto's linha digitável, digits only.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "pattern": "^\\d{47,48}$",
+          "examples": [
+            "10492006506100010004200997263900989810000021403"
+          ]
+        },
+        "payload": {
+          "description": "The Pix copia e cola.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 512,
+          "examples": [
+            null
+          ]
+        },
+        "pix_key": {
+          "description": "A static Pix's payee key.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 77,
+          "examples": [
+            null
+          ]
+        },
+        "txid": {
+          "description": "The Pix transaction id.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 35,
+          "examples": [
+            null
+          ]
+        },
+        "location": {
+          "description": "A dynamic Pix's charge URL.",
+          "type": [
+            "string",
+            "null"
+          ],
+          "maxLength": 77,
+          "examples": [
+            null
+          ]
+        }
+      }
     },
     "created_at": {
       "description": "When it was created (UTC).",
@@ -3412,6 +3510,13 @@ export const schema_PayableAggregates: JsonSchema = {
   "additionalProperties": false
 };
 
+export const schema_cost_center_allocations_e2087917: JsonSchema = {
+  "description": "Split over `cost`/`both` centers; rows sum to `amount`.",
+  "type": "array",
+  "maxItems": 50,
+  "items": schema_CostCenterAllocationInput
+};
+
 export const schema_PayableCreate: JsonSchema = {
   "description": "Fields of a new payable.",
   "type": "object",
@@ -3513,12 +3618,119 @@ export const schema_PayableCreate: JsonSchema = {
         "Parcela 1/3"
       ]
     },
-    "cost_center_allocations": {
-      "description": "Split over `cost`/`both` centers; rows sum to `amount`.",
-      "type": "array",
-      "maxItems": 50,
-      "items": schema_CostCenterAllocationInput
-    }
+    "cost_center_allocations": schema_cost_center_allocations_e2087917
+  },
+  "additionalProperties": false
+};
+
+export const schema_PayableCreateFromCode: JsonSchema = {
+  "description": "A bill's code and the payable's other fields.",
+  "type": "object",
+  "required": [
+    "code",
+    "person_id"
+  ],
+  "properties": {
+    "code": {
+      "description": "Boleto linha digitável or barcode, or Pix copia e cola, as printed.",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 512,
+      "examples": [
+        "10492006506100010004200997263900989810000021403"
+      ]
+    },
+    "person_id": {
+      "description": "The vendor.",
+      "type": "string",
+      "format": "uuid",
+      "examples": [
+        "3f1c9a52-7d4e-4b1a-9c2e-5a8d6f0b1e21"
+      ]
+    },
+    "description": {
+      "description": "What it is for; default from the code.",
+      "type": "string",
+      "minLength": 1,
+      "maxLength": 500,
+      "examples": [
+        "Conta de luz março"
+      ]
+    },
+    "amount": {
+      "description": "Face value, only when the code carries none.",
+      "type": [
+        "string",
+        "number"
+      ],
+      "pattern": "^\\d{1,12}(\\.\\d{1,2})?$",
+      "maximum": 999999999999.99,
+      "exclusiveMinimum": 0,
+      "examples": [
+        "1234.56"
+      ]
+    },
+    "due_date": {
+      "description": "Date payment is due, only when the code carries none.",
+      "type": "string",
+      "format": "date",
+      "examples": [
+        "2026-03-10"
+      ]
+    },
+    "competence_date": {
+      "description": "Accrual date; default `due_date`.",
+      "type": "string",
+      "format": "date",
+      "examples": [
+        "2026-03-01"
+      ]
+    },
+    "category_id": {
+      "description": "A `debit` category.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "format": "uuid",
+      "examples": [
+        "8b2e4c61-0f3a-4d5b-8e7c-1a9f2d3b4c5e"
+      ]
+    },
+    "financial_account_id": {
+      "description": "Default settlement account.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "format": "uuid",
+      "examples": [
+        "c4d5e6f7-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
+      ]
+    },
+    "document_number": {
+      "description": "Invoice or boleto number.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "maxLength": 60,
+      "examples": [
+        "1234"
+      ]
+    },
+    "notes": {
+      "description": "Free text.",
+      "type": [
+        "string",
+        "null"
+      ],
+      "maxLength": 2000,
+      "examples": [
+        "Parcela 1/3"
+      ]
+    },
+    "cost_center_allocations": schema_cost_center_allocations_e2087917
   },
   "additionalProperties": false
 };
@@ -7789,37 +8001,6 @@ export const schema_cost_centers_list_fields: JsonSchema = {
   "description": "Return only these fields of each cost center (`id` is always included). Unknown name → `BAD_REQUEST`."
 };
 
-export const schema_fields_items_d7b91a17: JsonSchema = {
-  "type": "string",
-  "enum": [
-    "description",
-    "amount",
-    "due_date",
-    "competence_date",
-    "status",
-    "person_id",
-    "category_id",
-    "financial_account_id",
-    "document_number",
-    "notes",
-    "payment_date",
-    "paid_amount",
-    "interest_amount",
-    "discount_amount",
-    "transaction_id",
-    "cost_center_allocations",
-    "attachments_count",
-    "overdue",
-    "created_at",
-    "updated_at",
-    "created_by",
-    "updated_by",
-    "created_via",
-    "updated_via",
-    "version"
-  ]
-};
-
 export const schema_parameter_Idempotency_Key: JsonSchema = {
   "type": "string",
   "minLength": 1,
@@ -7839,7 +8020,37 @@ export const schema_payables_list_fields: JsonSchema = {
       "amount"
     ]
   ],
-  "items": schema_fields_items_d7b91a17,
+  "items": {
+    "type": "string",
+    "enum": [
+      "description",
+      "amount",
+      "due_date",
+      "competence_date",
+      "status",
+      "person_id",
+      "category_id",
+      "financial_account_id",
+      "document_number",
+      "notes",
+      "payment_date",
+      "paid_amount",
+      "interest_amount",
+      "discount_amount",
+      "transaction_id",
+      "cost_center_allocations",
+      "attachments_count",
+      "overdue",
+      "payment_code",
+      "created_at",
+      "updated_at",
+      "created_by",
+      "updated_by",
+      "created_via",
+      "updated_via",
+      "version"
+    ]
+  },
   "description": "Return only these fields of each payable (`id` is always included). Unknown name → `BAD_REQUEST`."
 };
 
@@ -7884,7 +8095,36 @@ export const schema_receivables_list_fields: JsonSchema = {
       "amount"
     ]
   ],
-  "items": schema_fields_items_d7b91a17,
+  "items": {
+    "type": "string",
+    "enum": [
+      "description",
+      "amount",
+      "due_date",
+      "competence_date",
+      "status",
+      "person_id",
+      "category_id",
+      "financial_account_id",
+      "document_number",
+      "notes",
+      "payment_date",
+      "paid_amount",
+      "interest_amount",
+      "discount_amount",
+      "transaction_id",
+      "cost_center_allocations",
+      "attachments_count",
+      "overdue",
+      "created_at",
+      "updated_at",
+      "created_by",
+      "updated_by",
+      "created_via",
+      "updated_via",
+      "version"
+    ]
+  },
   "description": "Return only these fields of each receivable (`id` is always included). Unknown name → `BAD_REQUEST`."
 };
 

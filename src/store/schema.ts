@@ -91,7 +91,16 @@ export interface TitlesTable extends AuditColumns {
   document_number: string | null; notes: string | null; payment_date: string | null;
   paid_amount_cents: number | null; interest_cents: number | null; discount_cents: number | null;
   transaction_id: string | null;
+  /** The code the payable was recorded from (migration 0011; src/api/operations/payables-from-code.ts), null when typed by hand. */
+  payment_code_kind: Generated<PaymentCodeKind | null>;
+  /** The boleto's 44-digit barcode, or the BR Code payload as read. */
+  payment_code: Generated<string | null>;
+  /** The identity of one payment (the barcode; `pix:<txid>`), unique per workspace over titles not cancelled; null when the code names none. */
+  payment_code_key: Generated<string | null>;
+  /** JSON: what the code said when recorded (barcode, digitable_line, payload, pix_key, txid, location), the payable's `payment_code`. */
+  payment_code_details: Generated<string | null>;
 }
+export type PaymentCodeKind = 'boleto' | 'utility' | 'pix_static' | 'pix_dynamic';
 export interface AllocationsTable {
   id: string; workspace_id: string; parent_type: 'payable' | 'receivable' | 'transaction'; parent_id: string;
   cost_center_id: string; percentage: string | null; amount_cents: number; position: number;

@@ -5,7 +5,7 @@
  * query per page, and one title with both in a single query. Writes are titles.ts's and settlement.ts's.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database, TitlesTable } from '../../store/schema.js';
+import type { Database, PaymentCodeKind, TitlesTable } from '../../store/schema.js';
 import { prepareQuery } from '../../store/prepared-query.js';
 import type { FilterOperator } from '../../runtime/types.js';
 import type { OperationContext } from '../context.js';
@@ -38,6 +38,32 @@ export const RECEIVABLES: TitleVocabulary = {
   kind: 'receivable', resource: 'receivables', label: 'Receivable', settledStatus: 'received', categoryType: 'credit', centerPolarity: 'revenue', transactionType: 'credit',
 };
 
+/** The fields of a payable's `payment_code` (spec schema `PaymentCode`). */
+export interface PaymentCodeJson {
+  readonly kind: PaymentCodeKind;
+  readonly barcode: string | null;
+  readonly digitable_line: string | null;
+  readonly payload: string | null;
+  readonly pix_key: string | null;
+  readonly txid: string | null;
+  readonly location: string | null;
+}
+
+/**
+ * `payment_code` of a payable: null when typed by hand; else what the code said when it was
+ * recorded (`payment_code_details`, written once by payables.create_from_code from the decoders
+ * of src/api/codes — read back here rather than decoded again, as src/api/rules may not depend
+ * on src/api/codes), with its kind.
+ */
+export function toPaymentCodeJson(row: Pick<Selectable<TitlesTable>, 'payment_code_kind' | 'payment_code_details'>): PaymentCodeJson | null {
+  if (row.payment_code_kind === null || row.payment_code_details === null) return null;
+  const details = JSON.parse(row.payment_code_details) as Partial<Record<keyof PaymentCodeJson, string | null>>;
+  return {
+    kind: row.payment_code_kind, barcode: details.barcode ?? null, digitable_line: details.digitable_line ?? null, payload: details.payload ?? null,
+    pix_key: details.pix_key ?? null, txid: details.txid ?? null, location: details.location ?? null,
+  };
+}
+
 function toTitleJson(row: Selectable<TitlesTable>, allocations: readonly AllocationJson[], attachmentsCount: number, today: string): Record<string, unknown> {
   return {
     id: row.id,
@@ -59,6 +85,8 @@ function toTitleJson(row: Selectable<TitlesTable>, allocations: readonly Allocat
     cost_center_allocations: allocations,
     attachments_count: attachmentsCount,
     overdue: isOverdue(row.status, row.due_date, today),
+    // A payable keeps the code it was recorded from (payables.create_from_code); a receivable has none.
+    ...(row.kind === 'payable' ? { payment_code: toPaymentCodeJson(row) } : {}),
     ...auditJson(row),
     version: Number(row.version),
   };

@@ -5,8 +5,8 @@
  * title-records.ts. Every write runs inside the operation's transaction (ctx.db).
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Database, TitlesTable } from '../../store/schema.js';
+import type { Kysely, Updateable } from 'kysely';
+import type { Database, PaymentCodeKind, TitlesTable } from '../../store/schema.js';
 import type { OperationContext, OperationHandler } from '../context.js';
 import { ApiError } from '../errors.js';
 import { insertAudit, recordActivity, updateAudit } from '../audit.js';
@@ -21,7 +21,7 @@ import { buildSettlementHandlers, deleteSettlementTransaction, findTitleForUpdat
 import { buildBatchHandlers } from './settlement-batch.js';
 import { classifyNewTitle } from './statements/classify.js';
 import {
-  buildTitleListDefinition, readTitleJson, type TitleKind, type TitleVocabulary,
+  buildTitleListDefinition, readTitleJson, type PaymentCodeJson, type TitleKind, type TitleVocabulary,
 } from './title-records.js';
 
 export { PAYABLES, RECEIVABLES, type TitleVocabulary } from './title-records.js';
@@ -40,37 +40,61 @@ function buildGet(vocabulary: TitleVocabulary): OperationHandler {
   return async (ctx, input) => ({ body: await readTitleJson(ctx, vocabulary, input.path['id']) });
 }
 
+/** What a title recorded from a payment code stores of it (migration 0011); absent on a title typed by hand. */
+export interface TitlePaymentCode {
+  readonly kind: PaymentCodeKind;
+  readonly code: string;
+  /** The identity of one payment (unique per workspace over titles not cancelled), or null. */
+  readonly key: string | null;
+  /** The payable's `payment_code` as the decoder read it (kind apart). */
+  readonly details: Omit<PaymentCodeJson, 'kind'>;
+}
+
+/**
+ * The create of a title: the body's references, the classification rules, the apportionment,
+ * the audit columns and the activity entry, in the operation's transaction; returns the new id.
+ * `payables.create` and `payables.create_from_code` (with the code it was read from) both write through it.
+ */
+export async function createTitle(
+  ctx: OperationContext, vocabulary: TitleVocabulary, body: Record<string, unknown>,
+  options: { readonly operation?: string; readonly paymentCode?: TitlePaymentCode } = {},
+): Promise<string> {
+  const amount = parseMoneyInput(body['amount'], 'amount');
+  const personId = await requirePersonReference(ctx, body['person_id']);
+  const categoryId = await readOptionalReference(body['category_id'], (id) => requireCategoryReference(ctx, id, vocabulary.categoryType));
+  const accountId = await readOptionalReference(body['financial_account_id'], (id) => requireAccountReference(ctx, id));
+  // Classification rules fill in what the body left out (docs/domain.md#classification-rules).
+  const ruled = await classifyNewTitle(ctx, vocabulary, { description: String(body['description']), personId, amountCents: amount, accountId: accountId ?? null });
+  const shares = body['cost_center_allocations'] !== undefined
+    ? await prepareAllocations(ctx, body['cost_center_allocations'], amount, vocabulary.centerPolarity)
+    : ruled?.costCenterId ? await prepareAllocations(ctx, [{ cost_center_id: ruled.costCenterId, percentage: '100' }], amount, vocabulary.centerPolarity) : [];
+  const dueDate = String(body['due_date']);
+  const id = randomUUID();
+  const code = options.paymentCode;
+  await ctx.db.insertInto('titles').values({
+    id, workspace_id: requireWorkspace(ctx), kind: vocabulary.kind, description: String(body['description']),
+    amount_cents: amount, due_date: dueDate, competence_date: body['competence_date'] === undefined ? dueDate : String(body['competence_date']),
+    status: 'pending', person_id: personId, category_id: categoryId === undefined ? ruled?.categoryId ?? null : categoryId, financial_account_id: accountId ?? null,
+    document_number: readNullableText(body['document_number']) ?? null, notes: readNullableText(body['notes']) ?? null,
+    payment_date: null, paid_amount_cents: null, interest_cents: null, discount_cents: null, transaction_id: null,
+    ...(code ? { payment_code_kind: code.kind, payment_code: code.code, payment_code_key: code.key, payment_code_details: JSON.stringify(code.details) } : {}),
+    ...insertAudit(ctx),
+  }).execute();
+  await replaceAllocations(ctx, vocabulary.kind, id, shares);
+  await recordActivity(ctx, { operation: options.operation ?? `${vocabulary.resource}.create`, resource: vocabulary.resource, recordId: id });
+  return id;
+}
+
 function buildCreate(vocabulary: TitleVocabulary): OperationHandler {
   return async (ctx, input) => {
-    const body = readBody(input.body);
-    const amount = parseMoneyInput(body['amount'], 'amount');
-    const personId = await requirePersonReference(ctx, body['person_id']);
-    const categoryId = await readOptionalReference(body['category_id'], (id) => requireCategoryReference(ctx, id, vocabulary.categoryType));
-    const accountId = await readOptionalReference(body['financial_account_id'], (id) => requireAccountReference(ctx, id));
-    // Classification rules fill in what the body left out (docs/domain.md#classification-rules).
-    const ruled = await classifyNewTitle(ctx, vocabulary, { description: String(body['description']), personId, amountCents: amount, accountId: accountId ?? null });
-    const shares = body['cost_center_allocations'] !== undefined
-      ? await prepareAllocations(ctx, body['cost_center_allocations'], amount, vocabulary.centerPolarity)
-      : ruled?.costCenterId ? await prepareAllocations(ctx, [{ cost_center_id: ruled.costCenterId, percentage: '100' }], amount, vocabulary.centerPolarity) : [];
-    const dueDate = String(body['due_date']);
-    const id = randomUUID();
-    await ctx.db.insertInto('titles').values({
-      id, workspace_id: requireWorkspace(ctx), kind: vocabulary.kind, description: String(body['description']),
-      amount_cents: amount, due_date: dueDate, competence_date: body['competence_date'] === undefined ? dueDate : String(body['competence_date']),
-      status: 'pending', person_id: personId, category_id: categoryId === undefined ? ruled?.categoryId ?? null : categoryId, financial_account_id: accountId ?? null,
-      document_number: readNullableText(body['document_number']) ?? null, notes: readNullableText(body['notes']) ?? null,
-      payment_date: null, paid_amount_cents: null, interest_cents: null, discount_cents: null, transaction_id: null,
-      ...insertAudit(ctx),
-    }).execute();
-    await replaceAllocations(ctx, vocabulary.kind, id, shares);
-    await recordActivity(ctx, { operation: `${vocabulary.resource}.create`, resource: vocabulary.resource, recordId: id });
+    const id = await createTitle(ctx, vocabulary, readBody(input.body));
     return { outcome: 'created', body: await readTitleJson(ctx, vocabulary, id) };
   };
 }
 
 /** Column changes of a PATCH body; references are checked, absent keys stay untouched. */
-async function readTitleChanges(ctx: OperationContext, vocabulary: TitleVocabulary, body: Record<string, unknown>): Promise<Partial<TitlesTable>> {
-  const changes: Partial<TitlesTable> = {};
+async function readTitleChanges(ctx: OperationContext, vocabulary: TitleVocabulary, body: Record<string, unknown>): Promise<Updateable<TitlesTable>> {
+  const changes: Updateable<TitlesTable> = {};
   if (body['description'] !== undefined) changes.description = String(body['description']);
   if (body['amount'] !== undefined) changes.amount_cents = parseMoneyInput(body['amount'], 'amount');
   if (body['due_date'] !== undefined) changes.due_date = String(body['due_date']);

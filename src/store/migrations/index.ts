@@ -13,6 +13,7 @@ import * as statements from './0007-statements.js';
 import * as oauthRecords from './0008-oauth-records.js';
 import * as writeProbe from './0009-write-probe.js';
 import * as moneyControls from './0010-money-controls.js';
+import * as paymentCodes from './0011-payment-codes.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-identity': identity,
@@ -25,4 +26,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-oauth-records': oauthRecords,
   '0009-write-probe': writeProbe,
   '0010-money-controls': moneyControls,
+  '0011-payment-codes': paymentCodes,
 };

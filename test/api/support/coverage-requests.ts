@@ -15,7 +15,7 @@
  *   property that names a record (`*_id`, also inside arrays; an array item's `id` and an `ids`
  *   list name records of the path's resource); values from the properties'
  *   `examples`. Record ids are replaced by records of the workspace (`REFERENCES`), values
- *   that must be unique are made fresh, arrays keep one item and an apportionment item
+ *   that must be unique are made fresh (a bill's `code`: a fresh boleto), arrays keep one item and an apportionment item
  *   carries the whole (100 %, or the body's amount).
  * What `take` returns (fresh records, another workspace's records, random uuids) is up to the
  * test; this module only knows how to shape requests and how to make records.
@@ -27,6 +27,7 @@ import { routes } from '../../../generated/registry.gen.js';
 import type { JsonSchema, RouteDefinition } from '../../../src/runtime/types.js';
 import type { RestApp } from './rest-app.js';
 import { makeCnpj } from './documents.js';
+import { freshBoleto } from './payment-codes.js';
 import { buildSmallPdf } from '../operations/attachments-fixtures.js';
 import { loadFixtures, type Fixtures } from '../rules/support.js';
 import { BRUNO_PERSON_ID } from '../../../src/seed/ids.js';
@@ -165,6 +166,8 @@ async function resolve(node: Record<string, unknown>, pointer: string, resource:
     } else if (name === 'statement_line_ids') {
       continue; // below, once the records the lines must balance are known
     } else if (name === 'cnpj') node[name] = makeCnpj();
+    // A bill's code identifies one payment, recorded once per workspace: every request a fresh boleto.
+    else if (name === 'code' && pointer === '' && typeof value === 'string') node[name] = freshBoleto().line;
     else if (name === 'name') node[name] = unique(value);
     else if (name === 'content_base64') node[name] = String(root['file_name'] ?? '').endsWith('.ofx') ? buildSmallOfx(randomUUID(), -4590).toString('base64') : buildSmallPdf(randomUUID()).toString('base64');
     else if (Array.isArray(value)) {
