@@ -92,14 +92,14 @@ function placeArgument(draft: InputDraft, target: ArgumentTarget, value: unknown
       if (typeof value === 'string') draft.workspaceArgument = value;
       return;
     case 'path':
-      draft.path[target.name] = String(value);
+      draft.path[target.name] = asText(value);
       return;
     case 'query':
       draft.query[target.name] = value;
       return;
     case 'header':
       // Idempotency-Key is the only header parameter of the API (a reusable component of openapi/v1.yaml).
-      if (target.name.toLowerCase() === 'idempotency-key') draft.idempotencyKey = String(value);
+      if (target.name.toLowerCase() === 'idempotency-key') draft.idempotencyKey = asText(value);
       else draft.query[target.name] = value;
       return;
     case 'body':
@@ -139,15 +139,26 @@ export function buildToolInput(tool: ToolDefinition, args: Readonly<Record<strin
   return { input, workspaceArgument: draft.workspaceArgument };
 }
 
+/**
+ * An argument as text for the operation input, built before the arguments are validated (the
+ * validation then refuses what is not a string): a primitive as `String` writes it, anything else
+ * as its JSON — never by calling the value's own `toString`, which a client's object may replace
+ * (`{"toString": false}` made `String()` throw, an internal error instead of VALIDATION_ERROR).
+ */
+function asText(value: unknown): string {
+  if (value === null || typeof value !== 'object') return String(value);
+  return JSON.stringify(value) ?? '';
+}
+
 function applyListArgument(list: ListDraft, name: 'limit' | 'cursor' | 'sort' | 'fields', value: unknown): ListDraft {
   switch (name) {
     case 'limit':
-      return { ...list, limit: typeof value === 'number' ? value : Number(value) };
+      return { ...list, limit: typeof value === 'number' ? value : Number(asText(value)) };
     case 'cursor':
-      return { ...list, cursor: String(value) };
+      return { ...list, cursor: asText(value) };
     case 'sort':
-      return { ...list, sort: String(value) };
+      return { ...list, sort: asText(value) };
     case 'fields':
-      return { ...list, fields: Array.isArray(value) ? value.map(String) : [String(value)] };
+      return { ...list, fields: Array.isArray(value) ? value.map(asText) : [asText(value)] };
   }
 }
