@@ -18,6 +18,7 @@ import { restoreDemoPermissions, setPermissions } from './support.js';
 const WS = DEMO.workspaces.matriz;
 const START = Date.parse('2026-06-10T12:00:00.000Z');
 /** What bruno needs to decide a reconciliation's request: approvals.approve and everything the reconciliation needs. */
+// hand-kept-ok: a member's panel permissions for this test (permission names, not a list of operations)
 const BRUNO_APPROVER = ['payables.view', 'payables.settle', 'receivables.view', 'receivables.settle', 'reconciliations.view', 'reconciliations.manage',
   'transactions.view', 'approvals.view', 'approvals.approve', 'statements.view', 'accounts.view'];
 

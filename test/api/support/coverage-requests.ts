@@ -291,16 +291,21 @@ export async function createTaker(api: RestApp, workspace: string): Promise<Take
    */
   const approvalFor = async (): Promise<RecordRef> => {
     const payableId = (await take('payables')).id;
-    const settle = await deriveRequest(actionRoute('payables', 'settle'), take, { record: { id: payableId } });
     const payable = await run({ method: 'GET', path: `/v1/payables/${payableId}`, params: {} });
+    const settle = await deriveRequest(actionRoute('payables', 'settle'), take, { record: { id: payableId } });
     const now = api.app.services.clock.now();
     const id = randomUUID();
-    const cents = Math.round(Number(payable['amount']) * 100);
+    // The stored item is what the settle measures (an approval runs only the move it approved):
+    // the amount paid, interest and discount included, from the account the body names.
+    const body = (settle.body ?? {}) as Record<string, unknown>;
+    const centsOf = (value: unknown) => (typeof value === 'string' ? Math.round(Number(value) * 100) : 0);
+    const cents = centsOf(payable['amount']) + centsOf(body['interest_amount']) - centsOf(body['discount_amount']);
+    const accountId = (typeof body['financial_account_id'] === 'string' ? body['financial_account_id'] : payable['financial_account_id']) as string | null;
     await api.app.services.db.insertInto('approval_requests').values({
       id, workspace_id: workspace, operation_id: 'payables.settle', input: JSON.stringify({ path: { id: payableId }, query: {}, body: settle.body }),
       sentence: 'Pay the coverage payable?', amount_cents: cents,
-      items: JSON.stringify([{ record_id: payableId, kind: 'payable', cents, payee_person_id: payable['person_id'], account_id: payable['financial_account_id'], version: payable['version'], label: 'payable' }]),
-      person_id: payable['person_id'] as string | null, financial_account_id: payable['financial_account_id'] as string | null,
+      items: JSON.stringify([{ record_id: payableId, kind: 'payable', cents, payee_person_id: payable['person_id'], account_id: accountId, version: payable['version'], label: 'payable' }]),
+      person_id: payable['person_id'] as string | null, financial_account_id: accountId,
       requested_by: BRUNO_PERSON_ID, requested_via: 'api', token_type: 'personal', status: 'pending_approval',
       created_at: new Date(now).toISOString(), expires_at: new Date(now + 24 * 3_600_000).toISOString(),
       decided_by: null, decided_via: null, decided_at: null, decision_reason: null, result: null, version: 1,
