@@ -83,6 +83,11 @@ export function assertPermission(caller: Caller, op: OperationRef): void {
   });
 }
 
+/** assertPermission as a yes or no: the operation's panel permission and those of the resources it requires. */
+export function holdsPermissionsFor(caller: Caller, op: OperationRef): boolean {
+  return holdsPermission(caller, op.permission) && requiredAccess(op).every((access) => holdsPermission(caller, access.permission));
+}
+
 /** Membership, scope and permission (the operation's and its required resources') without touching the database (filters `tools/list`). */
 export function canReach(caller: Caller, op: OperationRef): boolean {
   const membership = caller.membership;

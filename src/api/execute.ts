@@ -26,7 +26,8 @@ import {
   isConfirmationProof,
   type ApiBudget, type ConfirmationProof, type ExecuteRequest, type ExecuteResult, type OperationService, type PreparedCall, type WorkspaceHint,
 } from './service.js';
-import { assertMembership, assertPermission, assertScope, canReach, findOmittedKinds, resolveWorkspace } from './authorize.js';
+import { assertMembership, assertPermission, assertScope, canReach, findOmittedKinds, holdsPermissionsFor, resolveWorkspace } from './authorize.js';
+import { parseStoredPermissions } from '../identity/permissions.js';
 import { markOmitted } from './omitted.js';
 import { assertSafeInput, compileRouteValidator, type ArgumentsValidator } from './validation.js';
 import { assertNotBlocked } from './seguridad.js';
@@ -196,21 +197,11 @@ async function loadRequesterMembership(approving: OperationContext, personId: st
   const granted = isAdmin || (await approving.db.selectFrom('membership_workspaces').select('workspace_id')
     .where('membership_id', '=', row.id).where('workspace_id', '=', workspaceId).executeTakeFirst()) !== undefined;
   if (!granted) throw refused;
-  let listed: unknown;
-  try {
-    listed = JSON.parse(row.permissions);
-  } catch {
-    listed = [];
-  }
   const membership: NonNullable<Caller['membership']> = {
-    status: 'active', isAdmin, permissions: new Set(Array.isArray(listed) ? listed.filter((p): p is string => typeof p === 'string') : []),
+    status: 'active', isAdmin, permissions: new Set(parseStoredPermissions(row.permissions)),
     workspaceIds: [workspaceId], workspaceNames: approving.caller.membership?.workspaceNames ?? new Map(),
   };
-  try {
-    assertPermission({ ...approving.caller, personId, membership }, operation);
-  } catch {
-    throw refused;
-  }
+  if (!holdsPermissionsFor({ ...approving.caller, personId, membership }, operation)) throw refused;
   return membership;
 }
 

@@ -18,19 +18,10 @@ import { identityStateReader, readFlag } from '../store/db.js';
 import type { Database } from '../store/schema.js';
 import type { Caller, Channel } from '../identity/caller.js';
 import type { Identity } from './types.js';
-import { ALL_PERMISSIONS } from '../identity/permissions.js';
+import { ALL_PERMISSIONS, parseStoredPermissions } from '../identity/permissions.js';
 import { Lru } from '../runtime/lru.js';
 
 type Membership = NonNullable<Caller['membership']>;
-
-function parsePermissions(raw: string): string[] {
-  try {
-    const value: unknown = JSON.parse(raw);
-    return Array.isArray(value) ? value.filter((p): p is string => typeof p === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 /** A membership as read, and the identity version it was read at (undefined: the organization has no version row). */
 interface LoadedMembership {
@@ -78,7 +69,7 @@ async function readMembership(db: Kysely<Database>, organizationId: string, pers
     membership: {
       status: first.status === 'active' ? 'active' : 'inactive',
       isAdmin,
-      permissions: new Set(isAdmin ? ALL_PERMISSIONS : parsePermissions(first.permissions)),
+      permissions: new Set(isAdmin ? ALL_PERMISSIONS : parseStoredPermissions(first.permissions)),
       workspaceIds: workspaces.map(([id]) => id),
       workspaceNames: new Map(workspaces),
     },

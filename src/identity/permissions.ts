@@ -48,3 +48,13 @@ export const ALL_PERMISSIONS: readonly string[] = [
  */
 // hand-kept-ok: permissions, not operations (three are named like the operations they govern)
 export const MONEY_PERMISSIONS: readonly string[] = ['payables.settle', 'receivables.settle', 'transactions.transfer', 'approvals.approve'];
+
+/** A membership's stored `permissions` (a JSON array of names); anything else reads as none. */
+export function parseStoredPermissions(raw: string): string[] {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return Array.isArray(value) ? value.filter((p): p is string => typeof p === 'string') : [];
+  } catch {
+    return [];
+  }
+}

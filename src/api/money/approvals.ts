@@ -17,7 +17,7 @@ import type { ApprovalRequestsTable } from '../../store/schema.js';
 import type { Caller, Channel, OperationContext, OperationInput, OperationOutput } from '../context.js';
 import type { OperationRef } from '../../runtime/types.js';
 import { ApiError, notFound } from '../errors.js';
-import { assertPermission, assertScope, holdsPermission } from '../authorize.js';
+import { assertPermission, assertScope, holdsPermission, holdsPermissionsFor } from '../authorize.js';
 import { recordActivity } from '../audit.js';
 import { assertNotBlocked } from '../seguridad.js';
 import { formatCents } from '../money.js';
@@ -151,13 +151,7 @@ function moveOf(ctx: OperationContext, row: Pick<Row, 'operation_id'>): Operatio
 
 /** Whether the person (their panel permissions, whatever their token) may decide requests of `move`. */
 function mayDecideMove(caller: Caller, move: OperationRef): boolean {
-  if (!holdsPermission(caller, APPROVE_PERMISSION)) return false;
-  try {
-    assertPermission(caller, move);
-    return true;
-  } catch {
-    return false;
-  }
+  return holdsPermission(caller, APPROVE_PERMISSION) && holdsPermissionsFor(caller, move);
 }
 
 /** The operations of the workspace's requests the caller may decide (a handful: the money moves out). */

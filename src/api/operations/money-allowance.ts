@@ -10,26 +10,16 @@ import { defineOperations } from '../define-operations.js';
 import { loadMoneyControls } from '../money/config.js';
 import { readAllowances } from '../money/limits.js';
 import { requireWorkspace } from '../records.js';
-import { assertPermission } from '../authorize.js';
-import type { Caller, OperationContext } from '../context.js';
-import type { OperationRef } from '../../runtime/types.js';
-
-function mayMake(caller: Caller, operation: OperationRef): boolean {
-  try {
-    assertPermission(caller, operation);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { holdsPermissionsFor } from '../authorize.js';
+import type { OperationContext } from '../context.js';
 
 /** Whether the caller's permissions let them make any move out of the workspace. */
-const movesMoneyOut = (ctx: OperationContext): boolean => (ctx.outflows ?? []).some((operation) => mayMake(ctx.caller, operation));
+const movesMoneyOut = (ctx: OperationContext): boolean => (ctx.outflows ?? []).some((operation) => holdsPermissionsFor(ctx.caller, operation));
 
 export const handlers = defineOperations({
   'money_allowance.get': async (ctx) => {
-    const controls = await loadMoneyControls(ctx.db, requireWorkspace(ctx));
     const channel = ctx.caller.channel === 'link' ? 'web' : ctx.caller.channel;
-    return { body: { channel, limits: movesMoneyOut(ctx) ? await readAllowances(ctx, controls) : [] } };
+    if (!movesMoneyOut(ctx)) return { body: { channel, limits: [] } };
+    return { body: { channel, limits: await readAllowances(ctx, await loadMoneyControls(ctx.db, requireWorkspace(ctx))) } };
   },
 });

@@ -22,7 +22,9 @@ import { DEMO } from '../../helpers/index.js';
 import { createManualClock } from '../../helpers/clock.js';
 import { skipWithReason } from '../../helpers/mocha.js';
 import { startRestApp, type RestApp } from '../support/rest-app.js';
-import { bankBarcode, bankLine, factorFor, freshBoleto } from '../support/payment-codes.js';
+import { boletoReference, freshBoleto } from '../support/payment-codes.js';
+
+const { bankBarcode, bankLine, factorFor } = boletoReference;
 import { loadFixtures, type Fixtures } from '../rules/support.js';
 import { insertPayable } from '../support/rows.js';
 import { isUniqueViolation } from '../../../src/api/records.js';
